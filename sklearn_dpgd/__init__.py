@@ -1,0 +1,22 @@
+"""Scikit-learn-compatible linear classifiers trained with differential privacy.
+
+Private (noisy, per-example clipped) gradient descent with exact budget calibration
+by Gaussian differential privacy.
+"""
+
+from .exceptions import BudgetExhaustedError, PrivacyLeakWarning, WeakPrivacyWarning
+from .linear_model import DPLogisticRegression
+from .schedules import ExponentialDecaySchedule, NoiseSchedule, UniformSchedule
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "BudgetExhaustedError",
+    "DPLogisticRegression",
+    "ExponentialDecaySchedule",
+    "NoiseSchedule",
+    "PrivacyLeakWarning",
+    "UniformSchedule",
+    "WeakPrivacyWarning",
+    "__version__",
+]

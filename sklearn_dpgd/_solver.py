@@ -1,0 +1,73 @@
+"""The private training loop: arrays in, coefficients and the number of steps out."""
+
+import math
+
+import numpy as np
+
+
+def noisy_gradient_descent(
+    oracle, *, noise_multipliers, learning_rates, alpha, momentum, average, verbose=0
+):
+    """Full-batch private gradient descent with heavy-ball momentum and averaging.
+
+    At step t the oracle returns the noisy clipped mean gradient ``g~_t`` at noise
+    multiplier ``z_t`` (Hong, Wang & Zhou, FAccT 2022, Algorithm 1, line 4); the
+    noiseless gradient of the L2 penalty ``alpha/2 ||w||^2`` is added (the intercept
+    is not penalised), and the iterate moves by Polyak's heavy ball::
+
+        v_{t+1} = momentum * v_t - eta_t * (g~_t + alpha w_t)
+        theta_{t+1} = theta_t + v_{t+1}
+
+    ``momentum = 0`` is plain private gradient descent; for ``momentum > 0`` this is
+    the exponential moving average of Hong et al. (eq. 3, without its bias
+    correction) with step size ``eta_t / (1 - momentum)``. The returned model is the
+    mean of the last ``ceil(average * T)`` iterates (suffix averaging, Rakhlin,
+    Shamir & Sridharan, ICML 2012), or the last iterate when ``average == 0``.
+    Momentum and averaging only post-process private outputs: they cost no privacy.
+
+    Parameters
+    ----------
+    oracle : PrivateGradientOracle
+        The only access to the data; charges its privacy filter at every step.
+    noise_multipliers : ndarray of shape (n_steps,)
+        ``z_t``, noise std in units of the clipped-gradient sensitivity.
+    learning_rates : ndarray of shape (n_steps,)
+        Step sizes ``eta_t`` (> 0).
+    alpha : float
+        L2 penalty (>= 0).
+    momentum : float
+        Heavy-ball coefficient in [0, 1).
+    average : float
+        Fraction of the last iterates averaged, in [0, 1].
+    verbose : int
+        If > 0, print one line per step with privatised quantities only.
+
+    Returns
+    -------
+    coef : ndarray of shape (n_features,)
+    intercept : float
+    n_iter : int
+        Number of steps taken.
+    """
+    d = oracle.n_features
+    n_steps = len(noise_multipliers)
+    n_averaged = max(1, math.ceil(average * n_steps))
+    theta = np.zeros(d + 1)
+    velocity = np.zeros(d + 1)
+    theta_sum = np.zeros(d + 1)
+    for t, (z, eta) in enumerate(zip(noise_multipliers, learning_rates, strict=True)):
+        grad = oracle.noisy_gradient(theta[:d], theta[d], z)
+        grad[:d] += alpha * theta[:d]
+        velocity *= momentum
+        velocity -= eta * grad
+        theta += velocity
+        if t >= n_steps - n_averaged:
+            theta_sum += theta
+        if verbose:
+            # Only post-processed private values are printed (never the loss).
+            print(
+                f"step {t + 1}/{n_steps}: noise_multiplier={z:.4g}, "
+                f"||noisy gradient||={np.linalg.norm(grad):.4g}"
+            )
+    theta = theta_sum / n_averaged
+    return theta[:d].copy(), float(theta[d]), n_steps

@@ -1,0 +1,29 @@
+"""Warnings and errors raised by :mod:`sklearn_dpgd`."""
+
+__all__ = ["BudgetExhaustedError", "PrivacyLeakWarning", "WeakPrivacyWarning"]
+
+
+class PrivacyLeakWarning(UserWarning):
+    """A value computed from the private data leaves the estimator without noise.
+
+    Raised, for example, when the set of class labels is read from ``y`` instead of
+    being given as a public parameter: the labels present are then not protected by
+    the differential-privacy guarantee.
+    """
+
+
+class WeakPrivacyWarning(UserWarning):
+    """The requested guarantee is formally met but too weak to mean much.
+
+    Raised when ``delta >= 1 / n_samples``: a mechanism that publishes one random row
+    in full satisfies ``(0, 1/n)``-differential privacy, so such a delta does not
+    protect individuals (Dwork & Roth 2014, Sec. 2.3).
+    """
+
+
+class BudgetExhaustedError(RuntimeError):
+    """A private mechanism was refused because running it would overspend the budget.
+
+    Raised by the privacy filter before the mechanism touches the data (Smith &
+    Thakurta 2022; Whitehouse et al. 2023), so nothing was computed or released.
+    """

@@ -1,0 +1,352 @@
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.datasets import make_classification
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import GridSearchCV, cross_val_score
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import Normalizer
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from sklearn_dpgd import (
+    DPLogisticRegression,
+    ExponentialDecaySchedule,
+    PrivacyLeakWarning,
+    UniformSchedule,
+    WeakPrivacyWarning,
+)
+from sklearn_dpgd.accounting import gdp_epsilon, gdp_mu_from_noise_multipliers
+
+
+@pytest.fixture(autouse=True)
+def _quiet_privacy_warnings():
+    # Most tests read the label set from y on purpose; the warning is tested below.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        yield
+
+
+def _data(n=2000, d=8, seed=0):
+    X, y = make_classification(
+        n_samples=n, n_features=d, n_informative=4, random_state=seed, class_sep=1.5
+    )
+    return Normalizer().fit_transform(X), y
+
+
+@parametrize_with_checks([DPLogisticRegression(), DPLogisticRegression(epsilon=100.0)])
+def test_sklearn_estimator_checks(estimator, check):
+    check(estimator)
+
+
+def test_fitted_attributes_and_shapes():
+    X, y = _data()
+    clf = DPLogisticRegression(epsilon=1.0, delta=1e-6, max_iter=30, random_state=0)
+    clf.fit(X, y)
+    assert clf.coef_.shape == (1, X.shape[1]) and clf.intercept_.shape == (1,)
+    assert clf.n_iter_ == 30 and clf.noise_multipliers_.shape == (30,)
+    np.testing.assert_array_equal(clf.classes_, [0, 1])
+    assert clf.n_features_in_ == X.shape[1]
+    assert clf.schedule_ == UniformSchedule()
+    assert clf.schedule is None  # the parameter is never mutated
+    assert clf.predict_proba(X).shape == (X.shape[0], 2)
+    np.testing.assert_allclose(clf.predict_proba(X).sum(axis=1), 1.0)
+    np.testing.assert_allclose(np.exp(clf.predict_log_proba(X)), clf.predict_proba(X))
+    np.testing.assert_array_equal(
+        clf.predict(X), clf.classes_[(clf.decision_function(X) > 0).astype(int)]
+    )
+
+
+@pytest.mark.parametrize("epsilon", [0.05, 0.3, 1.0, 8.0])
+@pytest.mark.parametrize("neighboring", ["add_remove", "replace"])
+@pytest.mark.parametrize(
+    "schedule", [UniformSchedule(), ExponentialDecaySchedule(0.95)]
+)
+def test_spent_budget_is_exact_and_never_exceeded(epsilon, neighboring, schedule):
+    X, y = _data(n=500)
+    clf = DPLogisticRegression(
+        epsilon=epsilon,
+        delta=1e-6,
+        max_iter=40,
+        schedule=schedule,
+        neighboring=neighboring,
+        random_state=0,
+    ).fit(X, y)
+    assert clf.epsilon_ <= epsilon
+    assert clf.epsilon_ == pytest.approx(epsilon, rel=1e-9)
+    assert clf.delta_ == 1e-6
+    assert clf.mu_ == pytest.approx(
+        gdp_mu_from_noise_multipliers(clf.noise_multipliers_)
+    )
+    # Re-audit from the published noise multipliers alone.
+    assert gdp_epsilon(clf.mu_, clf.delta_) == clf.epsilon_
+    ratio = clf.noise_multipliers_[1:] / clf.noise_multipliers_[:-1]
+    np.testing.assert_allclose(ratio, getattr(schedule, "decay_rate", 1.0), rtol=1e-12)
+
+
+@pytest.mark.parametrize("epsilon", [0.1, 1.6])
+def test_spent_epsilon_matches_dp_accounting_pld(epsilon):
+    dp_accounting = pytest.importorskip("dp_accounting")
+    from dp_accounting.pld import pld_privacy_accountant
+
+    X, y = _data(n=1000)
+    clf = DPLogisticRegression(epsilon=epsilon, max_iter=80, random_state=0).fit(X, y)
+    acc = pld_privacy_accountant.PLDAccountant(value_discretization_interval=1e-4)
+    acc.compose(
+        dp_accounting.ComposedDpEvent(
+            [dp_accounting.GaussianDpEvent(float(z)) for z in clf.noise_multipliers_]
+        )
+    )
+    assert clf.epsilon_ <= epsilon
+    assert acc.get_epsilon(clf.delta_) == pytest.approx(clf.epsilon_, rel=1e-3)
+
+
+def test_replace_one_doubles_the_noise():
+    X, y = _data(n=300)
+    kw = dict(epsilon=0.5, max_iter=10, random_state=0)
+    a = DPLogisticRegression(neighboring="add_remove", **kw).fit(X, y)
+    b = DPLogisticRegression(neighboring="replace", **kw).fit(X, y)
+    # Same multipliers (units of the sensitivity), but the sensitivity doubles, so
+    # with the same seed the noise on the sum is exactly twice as large.
+    np.testing.assert_allclose(a.noise_multipliers_, b.noise_multipliers_)
+    assert not np.allclose(a.coef_, b.coef_)
+
+
+def test_reproducible_with_random_state_and_varies_without():
+    X, y = _data()
+    a = DPLogisticRegression(random_state=3, max_iter=20).fit(X, y)
+    b = DPLogisticRegression(random_state=3, max_iter=20).fit(X, y)
+    c = DPLogisticRegression(random_state=4, max_iter=20).fit(X, y)
+    np.testing.assert_array_equal(a.coef_, b.coef_)
+    assert not np.array_equal(a.coef_, c.coef_)
+
+
+def test_learns_at_generous_budget():
+    X, y = _data(n=5000)
+    clf = DPLogisticRegression(epsilon=10.0, delta=1e-6, random_state=0).fit(X, y)
+    base = LogisticRegression().fit(X, y).score(X, y)
+    assert clf.score(X, y) > base - 0.03
+
+
+def test_tiny_budget_gives_noisy_model():
+    X, y = _data(n=300)
+    clf = DPLogisticRegression(epsilon=1e-3, delta=1e-6, random_state=0).fit(X, y)
+    # With almost no budget the noise dominates: the model is far from the optimum.
+    assert clf.score(X, y) < 0.9
+
+
+def test_no_intercept():
+    X, y = _data()
+    clf = DPLogisticRegression(fit_intercept=False, max_iter=20, random_state=0).fit(
+        X, y
+    )
+    assert clf.intercept_[0] == 0.0
+
+
+def test_alpha_shrinks_coefficients():
+    X, y = _data()
+    kw = dict(epsilon=50.0, max_iter=100, random_state=0)
+    small = DPLogisticRegression(alpha=0.0, **kw).fit(X, y)
+    big = DPLogisticRegression(alpha=1.0, **kw).fit(X, y)
+    assert np.linalg.norm(big.coef_) < np.linalg.norm(small.coef_)
+
+
+def test_string_labels_and_pandas():
+    pd = pytest.importorskip("pandas")
+    X, y = _data(n=400)
+    df = pd.DataFrame(X, columns=[f"f{i}" for i in range(X.shape[1])])
+    labels = np.where(y == 1, "yes", "no")
+    clf = DPLogisticRegression(max_iter=10, random_state=0).fit(df, labels)
+    np.testing.assert_array_equal(clf.feature_names_in_, df.columns)
+    assert set(clf.predict(df)) <= {"no", "yes"}
+    np.testing.assert_array_equal(clf.classes_, ["no", "yes"])
+
+
+def test_classes_parameter():
+    X, y = _data(n=200)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)
+        clf = DPLogisticRegression(classes=[0, 1], max_iter=5, random_state=0).fit(X, y)
+        np.testing.assert_array_equal(clf.classes_, [0, 1])
+        # A declared class may be absent from the private data.
+        DPLogisticRegression(classes=[0, 1], max_iter=5).fit(X, np.zeros_like(y))
+    with pytest.raises(ValueError, match="not in classes"):
+        DPLogisticRegression(classes=[0, 2], max_iter=5).fit(X, y)
+    with pytest.raises(ValueError, match="classes"):
+        DPLogisticRegression(classes=[1], max_iter=5).fit(X, np.ones_like(y))
+
+
+def test_label_set_read_from_data_warns():
+    X, y = _data(n=200)
+    with pytest.warns(PrivacyLeakWarning, match="classes"):
+        DPLogisticRegression(max_iter=5).fit(X, y)
+
+
+def test_weak_delta_warns():
+    X, y = _data(n=200)
+    with pytest.warns(WeakPrivacyWarning, match="delta"):
+        DPLogisticRegression(delta=1e-2, max_iter=5).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", WeakPrivacyWarning)
+        DPLogisticRegression(delta=1e-3, max_iter=5).fit(X, y)
+
+
+@pytest.mark.parametrize(
+    "params, match",
+    [
+        ({"epsilon": 0.0}, "epsilon"),
+        ({"epsilon": -1.0}, "epsilon"),
+        ({"epsilon": float("nan")}, "epsilon"),
+        ({"epsilon": float("inf")}, "epsilon"),
+        ({"delta": 0.0}, "delta"),
+        ({"delta": 1.0}, "delta"),
+        ({"clip_norm": 0.0}, "clip_norm"),
+        ({"clip_norm": -1.0}, "clip_norm"),
+        ({"max_iter": 0}, "max_iter"),
+        ({"learning_rate": 0.0}, "learning_rate"),
+        ({"alpha": -1.0}, "alpha"),
+        ({"neighboring": "swap"}, "neighboring"),
+        ({"momentum": 1.0}, "momentum"),
+        ({"average": 1.5}, "average"),
+        ({"max_iter": "many"}, "max_iter"),
+        ({"schedule": "uniform"}, "schedule"),
+    ],
+)
+def test_bad_parameters_raise_value_error_naming_them(params, match):
+    X, y = _data(n=50)
+    with pytest.raises(ValueError, match=match):
+        DPLogisticRegression(**params).fit(X, y)
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_non_finite_input_raises(bad):
+    X, y = _data(n=50)
+    X[3, 1] = bad
+    with pytest.raises(ValueError, match="X"):
+        DPLogisticRegression().fit(X, y)
+    X, _ = _data(n=50)
+    y = y.astype(float)
+    y[0] = bad
+    with pytest.raises(ValueError, match="y|Input"):
+        DPLogisticRegression().fit(X, y)
+
+
+def test_one_class_and_multiclass_raise():
+    X, y = _data(n=60)
+    with pytest.raises(ValueError, match="class"):
+        DPLogisticRegression().fit(X, np.zeros(60))
+    with pytest.raises(ValueError, match="Only binary"):
+        DPLogisticRegression().fit(X, np.arange(60) % 3)
+
+
+def test_schedule_with_wrong_shape_raises():
+    class Bad:
+        def noise_multipliers(self, n_steps):
+            return np.ones(n_steps + 1)
+
+    X, y = _data(n=50)
+    with pytest.raises(ValueError, match="shape"):
+        DPLogisticRegression(schedule=Bad(), max_iter=5).fit(X, y)
+
+
+def test_works_in_pipeline_grid_search_clone_and_pickle():
+    X, y = _data(n=600)
+    pipe = make_pipeline(
+        Normalizer(), DPLogisticRegression(max_iter=10, random_state=0)
+    )
+    grid = GridSearchCV(
+        pipe,
+        {
+            "dplogisticregression__schedule": [
+                UniformSchedule(),
+                ExponentialDecaySchedule(0.9),
+            ]
+        },
+        cv=2,
+    ).fit(X, y)
+    assert grid.best_estimator_[-1].epsilon_ <= 1.0
+    assert cross_val_score(clone(pipe), X, y, cv=3).shape == (3,)
+    fitted = pipe.fit(X, y)
+    np.testing.assert_array_equal(
+        pickle.loads(pickle.dumps(fitted)).predict(X), fitted.predict(X)
+    )
+
+
+def test_verbose_prints_only_private_quantities(capsys):
+    X, y = _data(n=100)
+    DPLogisticRegression(max_iter=3, verbose=1, random_state=0).fit(X, y)
+    out = capsys.readouterr().out
+    assert out.count("noise_multiplier=") == 3 and "loss" not in out
+
+
+def _noise_of_fit(random_state, noise_multipliers, width):
+    """The noise draws of a fit, reproduced from its documented seeding."""
+    from sklearn.utils import check_random_state
+
+    seed = check_random_state(random_state).randint(0, 2**32, size=4, dtype=np.uint64)
+    rng = np.random.default_rng(seed)
+    return np.array([z * rng.standard_normal(width) for z in noise_multipliers])
+
+
+@pytest.mark.parametrize("fit_intercept", [True, False])
+@pytest.mark.parametrize("neighboring", ["add_remove", "replace"])
+@pytest.mark.parametrize("momentum, average", [(0.0, 0.0), (0.9, 0.5), (0.5, 1.0)])
+def test_fit_matches_numpy_reference_loop(
+    fit_intercept, neighboring, momentum, average
+):
+    from . import _reference as ref
+
+    X, y = _data(n=700, d=6)
+    X = X * np.linspace(0.5, 3, 700)[:, None]  # some rows get clipped, some not
+    clf = DPLogisticRegression(
+        epsilon=2.0,
+        delta=1e-6,
+        max_iter=25,
+        learning_rate=1.5,
+        alpha=0.01,
+        momentum=momentum,
+        average=average,
+        clip_norm=0.8,
+        fit_intercept=fit_intercept,
+        neighboring=neighboring,
+        random_state=11,
+    ).fit(X, y)
+    width = X.shape[1] + 1 if fit_intercept else X.shape[1]
+    noise = _noise_of_fit(11, clf.noise_multipliers_, width)
+    if not fit_intercept:
+        noise = np.hstack([noise, np.zeros((noise.shape[0], 1))])
+    coef, intercept = ref.noisy_gradient_descent(
+        X,
+        np.where(y == 1, 1.0, -1.0),
+        noise,
+        learning_rate=1.5,
+        alpha=0.01,
+        clip_norm=0.8,
+        momentum=momentum,
+        average=average,
+        fit_intercept=fit_intercept,
+        sensitivity=0.8 * (2 if neighboring == "replace" else 1),
+    )
+    np.testing.assert_allclose(clf.coef_[0], coef, rtol=1e-12, atol=1e-12)
+    assert clf.intercept_[0] == pytest.approx(
+        intercept if fit_intercept else 0.0, abs=1e-12
+    )
+
+
+def test_auto_max_iter_grows_with_budget_and_data():
+    from sklearn_dpgd.schedules import auto_max_iter
+
+    t = [auto_max_iter(e, 1e-8, 30000, 107) for e in (0.05, 0.1, 0.4, 1.6, 100.0)]
+    assert t == sorted(t) and t[0] >= 5 and t[-1] == 1000
+    assert auto_max_iter(0.4, 1e-8, 30000, 107, neighboring="replace") < t[2]
+    assert auto_max_iter(0.4, 1e-8, 60000, 107) > t[2]
+    assert auto_max_iter(1e-4, 1e-8, 10, 3) == 5
+    X, y = _data(n=3000)
+    clf = DPLogisticRegression(epsilon=0.4, random_state=0).fit(X, y)
+    assert clf.n_iter_ == auto_max_iter(0.4, 1e-8, 3000, X.shape[1])
+    with pytest.raises(ValueError, match="n_samples"):
+        auto_max_iter(1.0, 1e-8, 0, 3)
+    with pytest.raises(ValueError, match="neighboring"):
+        auto_max_iter(1.0, 1e-8, 10, 3, neighboring="x")
