@@ -336,3 +336,22 @@ def test_load_bank_bad_label(tmp_path):
     _write_gz(tmp_path / "bank" / "BANK.dat.gz", "1 2 3\n4 5 0\n")
     with pytest.raises(ValueError, match="label"):
         load_bank(tmp_path)
+
+
+def test_paper_preprocessor_on_adult_and_bank():
+    if not (DATA_DIR / "adult" / "adult.data.gz").exists():
+        pytest.skip(f"real data not found at {DATA_DIR}")
+    from sklearn_dpgd.datasets import paper_preprocessor
+
+    X, _ = load_adult(DATA_DIR, subset="train")
+    X_test, _ = load_adult(DATA_DIR, subset="test")
+    pre = paper_preprocessor().fit(X)
+    Z = pre.transform(X_test)
+    assert isinstance(Z, np.ndarray) and Z.dtype == np.float64
+    assert 100 <= Z.shape[1] <= 110
+    np.testing.assert_allclose(np.linalg.norm(Z, axis=1), 1.0)
+    assert Z.min() >= 0.0  # min-max clipped: no value outside [0, 1] before norming
+    Xb, _ = load_bank(DATA_DIR)
+    Zb = paper_preprocessor().fit_transform(Xb)
+    assert Zb.shape == (Xb.shape[0], Xb.shape[1])
+    np.testing.assert_allclose(np.linalg.norm(Zb, axis=1), 1.0)
