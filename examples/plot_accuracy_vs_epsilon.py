@@ -17,7 +17,6 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 from sklearn.linear_model import LogisticRegression  # noqa: E402
-
 from sklearn.model_selection import train_test_split  # noqa: E402
 
 from sklearn_dpgd import DPLogisticRegression  # noqa: E402
