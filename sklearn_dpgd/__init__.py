@@ -5,13 +5,14 @@ by Gaussian differential privacy.
 """
 
 from .exceptions import BudgetExhaustedError, PrivacyLeakWarning, WeakPrivacyWarning
-from .linear_model import DPLogisticRegression
+from .linear_model import DPHuberSVM, DPLogisticRegression
 from .schedules import ExponentialDecaySchedule, NoiseSchedule, UniformSchedule
 
 __version__ = "0.1.0"
 
 __all__ = [
     "BudgetExhaustedError",
+    "DPHuberSVM",
     "DPLogisticRegression",
     "ExponentialDecaySchedule",
     "NoiseSchedule",

@@ -3,12 +3,18 @@
 Kernels take only arrays and numbers. They never draw random numbers (noise is drawn
 in NumPy by :mod:`sklearn_dpgd._oracle` and added outside), so a kernel gives the same
 result with ``NUMBA_DISABLE_JIT=1`` and can be compared with its NumPy twin in
-``tests/_reference.py``.
+``tests/_reference.py``. Each kernel has a dense and a CSR twin; both are compiled
+lazily for the dtype of ``X`` (float32 or float64) and accumulate in float64.
+
+Every per-example gradient of the models here is an outer product ``r_i [x_i, 1]``
+of a residual vector ``r_i`` of length ``K`` (one entry per output) with the row, so
+its Frobenius norm is ``||r_i|| * ||[x_i, 1]||``: the clip factor is known after
+the margins, before the row is read again (from cache) to accumulate. No n-by-d (or
+n-by-K-by-d) array is ever formed.
 
 The sum runs over fixed blocks of rows in parallel; each block writes its own partial
 sum and the partials are added in block order. The block size is a constant, not the
-thread count, so the result is bit-for-bit the same on any machine and any number of
-threads (reproducibility with a fixed ``random_state``).
+thread count, so results are bit-for-bit the same on any number of threads.
 """
 
 import math
@@ -16,37 +22,83 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from ._losses import loss_derivative
+from ._losses import HUBER_HINGE, loss_derivative
 
 # Rows per block of the parallel sum. Large enough that the per-block overhead
-# (one (n_features + 1)-vector) is negligible, small enough for load balance.
+# (one K-by-(d+1) partial) is negligible, small enough for load balance.
 BLOCK_ROWS = 2048
 
-# Reassociation lets LLVM vectorise the dot product and the row norm; inputs are
-# validated finite before they reach the kernel, so NaN/inf flags are not needed.
+# Reassociation lets LLVM vectorise dot products; inputs are validated finite before
+# they reach the kernel and NaN from overflow is caught by an explicit comparison.
 _FASTMATH = {"reassoc", "contract", "nsz", "arcp"}
 
 
-@njit(cache=True, fastmath=_FASTMATH, parallel=True)
-def clipped_gradient_sum(X, y, coef, intercept, fit_intercept, clip_norm, loss, h):
-    """Sum over rows of per-example gradients clipped to L2 norm ``clip_norm``.
+@njit(cache=True, inline="always")
+def _residuals(margins, yi, loss, h, r):
+    """Fill ``r`` (K,) with d loss / d margin of one example; return ``||r||``.
 
-    One pass over the rows of ``X``: for each row, the margin ``m = x . w + b`` and the
-    squared norm of ``[x, 1]`` are accumulated together; the loss derivative gives the
-    per-example gradient ``g_i = l'(y m) y [x, 1]``, whose norm is
-    ``|l'(y m)| * ||[x, 1]||``, so the clip factor is known before the row is read
-    again (from L1 cache) to accumulate ``clip(g_i, C)``. No n-by-d array is formed.
+    K == 1: binary, ``yi`` in {0, 1}, signed label ``s = 2 yi - 1``,
+    ``r = l'(s m) s``. K > 1 with the logistic loss: softmax,
+    ``r_k = p_k - [yi == k]``. K > 1 with the Huber hinge: one-vs-rest,
+    ``r_k = l'(s_k m_k) s_k`` with ``s_k = +1`` if ``yi == k`` else ``-1``.
+    """
+    K = margins.shape[0]
+    if K == 1:
+        s = 2.0 * yi - 1.0
+        r[0] = loss_derivative(s * margins[0], loss, h) * s
+        return abs(r[0])
+    if loss == HUBER_HINGE:
+        for k in range(K):
+            s = 1.0 if k == yi else -1.0
+            r[k] = loss_derivative(s * margins[k], loss, h) * s
+    else:
+        top = margins[0]
+        for k in range(1, K):
+            top = max(top, margins[k])
+        total = 0.0
+        for k in range(K):
+            r[k] = math.exp(margins[k] - top)
+            total += r[k]
+        for k in range(K):
+            r[k] /= total
+        r[yi] -= 1.0
+    sq = 0.0
+    for k in range(K):
+        sq += r[k] * r[k]
+    return math.sqrt(sq)
+
+
+@njit(cache=True, inline="always")
+def _clip_scale(r_norm, row_norm, clip_norm):
+    """Factor applied to ``r``: 1 if within ``C``, else ``C / ||g||``; 0 if NaN.
+
+    A NaN norm can only come from overflow in a margin (finite but huge inputs); the
+    row is then dropped, which keeps its contribution (zero) within the sensitivity.
+    """
+    g = r_norm * row_norm
+    if g <= clip_norm:
+        return 1.0
+    if g > clip_norm:
+        return clip_norm / g
+    return 0.0
+
+
+@njit(cache=True, fastmath=_FASTMATH, parallel=True)
+def clipped_gradient_sum(X, y, W, b, row_norms, fit_intercept, clip_norm, loss, h):
+    """Sum over rows of per-example gradients clipped to Frobenius norm ``clip_norm``.
 
     Parameters
     ----------
-    X : ndarray of shape (n_samples, n_features), C-contiguous float64
-    y : ndarray of shape (n_samples,), float64 in {-1.0, +1.0}
-    coef : ndarray of shape (n_features,), float64
-    intercept : float
-        Ignored when ``fit_intercept`` is False.
+    X : ndarray of shape (n_samples, n_features), C-contiguous float32 or float64
+    y : ndarray of shape (n_samples,), int64
+        Class index of each row (0 or 1 when K == 1; 0..K-1 otherwise).
+    W : ndarray of shape (K, n_features), float64
+        Coefficients, one row per output (K = 1 for binary models).
+    b : ndarray of shape (K,), float64
+        Intercepts (ignored when ``fit_intercept`` is False).
+    row_norms : ndarray of shape (n_samples,), float64
+        ``||[x_i, 1]||`` (or ``||x_i||`` without intercept), from :func:`row_norms`.
     fit_intercept : bool
-        Whether the constant 1 is one more coordinate of each row (its gradient is
-        the last entry of the result and counts in the clipped norm).
     clip_norm : float
         The clipping threshold ``C`` (> 0).
     loss : int
@@ -56,39 +108,134 @@ def clipped_gradient_sum(X, y, coef, intercept, fit_intercept, clip_norm, loss, 
 
     Returns
     -------
-    grad_sum : ndarray of shape (n_features + 1,)
-        ``sum_i clip(g_i, C)``; the last entry is the intercept coordinate (0 when
-        ``fit_intercept`` is False). Its L2 sensitivity is ``C`` under add/remove-one
-        neighbouring (``../shared/algorithms.md``, Notation).
+    grad_sum : ndarray of shape (K, n_features + 1), float64
+        ``sum_i clip(r_i [x_i, 1], C)``; the last column is the intercept's (0 when
+        ``fit_intercept`` is False). Its L2 (Frobenius) sensitivity is ``C`` under
+        add/remove-one neighbouring (``../shared/algorithms.md``, Notation).
     """
     n, d = X.shape
+    K = W.shape[0]
     n_blocks = (n + BLOCK_ROWS - 1) // BLOCK_ROWS
-    partial = np.zeros((n_blocks, d + 1))
-    base_sq = 1.0 if fit_intercept else 0.0
-    b0 = intercept if fit_intercept else 0.0
-    for b in prange(n_blocks):
-        acc = partial[b]
-        stop = min(n, (b + 1) * BLOCK_ROWS)
-        for i in range(b * BLOCK_ROWS, stop):
-            m = b0
-            sq = base_sq
-            for j in range(d):
-                v = X[i, j]
-                m += v * coef[j]
-                sq += v * v
-            yi = y[i]
-            dm = loss_derivative(yi * m, loss, h) * yi
-            gnorm = abs(dm) * math.sqrt(sq)
-            if gnorm > clip_norm:
-                dm *= clip_norm / gnorm
-            if dm != 0.0:
+    partial = np.zeros((n_blocks, K, d + 1))
+    for blk in prange(n_blocks):
+        acc = partial[blk]
+        m = np.empty(K)
+        r = np.empty(K)
+        for i in range(blk * BLOCK_ROWS, min(n, (blk + 1) * BLOCK_ROWS)):
+            for k in range(K):
+                s = b[k] if fit_intercept else 0.0
                 for j in range(d):
-                    acc[j] += dm * X[i, j]
-                acc[d] += dm
-    out = np.zeros(d + 1)
-    for b in range(n_blocks):
-        for j in range(d + 1):
-            out[j] += partial[b, j]
+                    s += X[i, j] * W[k, j]
+                m[k] = s
+            scale = _clip_scale(
+                _residuals(m, y[i], loss, h, r), row_norms[i], clip_norm
+            )
+            if scale == 0.0:
+                continue  # dropped row (overflowed margins): r may hold NaN
+            for k in range(K):
+                c = scale * r[k]
+                if c != 0.0:
+                    for j in range(d):
+                        acc[k, j] += c * X[i, j]
+                    acc[k, d] += c
+    return _finish(partial, fit_intercept)
+
+
+@njit(cache=True, fastmath=_FASTMATH, parallel=True)
+def clipped_gradient_sum_csr(
+    data,
+    indices,
+    indptr,
+    n_features,
+    y,
+    W,
+    b,
+    row_norms,
+    fit_intercept,
+    clip_norm,
+    loss,
+    h,
+):
+    """CSR twin of :func:`clipped_gradient_sum`: iterates the stored entries only.
+
+    ``data``, ``indices``, ``indptr`` are the arrays of a CSR matrix of shape
+    (n_samples, n_features) (duplicates summed, any index order); other parameters
+    and the result as in :func:`clipped_gradient_sum`.
+    """
+    n = indptr.shape[0] - 1
+    d = n_features
+    K = W.shape[0]
+    n_blocks = (n + BLOCK_ROWS - 1) // BLOCK_ROWS
+    partial = np.zeros((n_blocks, K, d + 1))
+    for blk in prange(n_blocks):
+        acc = partial[blk]
+        m = np.empty(K)
+        r = np.empty(K)
+        for i in range(blk * BLOCK_ROWS, min(n, (blk + 1) * BLOCK_ROWS)):
+            start, stop = indptr[i], indptr[i + 1]
+            for k in range(K):
+                s = b[k] if fit_intercept else 0.0
+                for p in range(start, stop):
+                    s += data[p] * W[k, indices[p]]
+                m[k] = s
+            scale = _clip_scale(
+                _residuals(m, y[i], loss, h, r), row_norms[i], clip_norm
+            )
+            if scale == 0.0:
+                continue  # dropped row (overflowed margins): r may hold NaN
+            for k in range(K):
+                c = scale * r[k]
+                if c != 0.0:
+                    for p in range(start, stop):
+                        acc[k, indices[p]] += c * data[p]
+                    acc[k, d] += c
+    return _finish(partial, fit_intercept)
+
+
+@njit(cache=True)
+def _finish(partial, fit_intercept):
+    out = np.zeros(partial.shape[1:])
+    for blk in range(partial.shape[0]):
+        out += partial[blk]
     if not fit_intercept:
-        out[d] = 0.0
+        out[:, -1] = 0.0
+    return out
+
+
+@njit(cache=True, inline="always")
+def _safe_norm(values, intercept):
+    # ||[v, 1]|| without overflow for entries up to the float64 maximum.
+    top = 0.0
+    for v in values:
+        top = max(top, abs(v))
+    if top == 0.0:
+        return 1.0 if intercept else 0.0
+    s = 0.0
+    for v in values:
+        u = v / top
+        s += u * u
+    norm = top * math.sqrt(s)
+    return math.hypot(norm, 1.0) if intercept else norm
+
+
+@njit(cache=True, parallel=True)
+def row_norms(X, fit_intercept):
+    """``||[x_i, 1]||`` (or ``||x_i||``) of each row, shape (n_samples,), float64.
+
+    Computed once per fit, scaled so that finite rows never overflow to inf.
+    """
+    n = X.shape[0]
+    out = np.empty(n)
+    for i in prange(n):
+        out[i] = _safe_norm(X[i], fit_intercept)
+    return out
+
+
+@njit(cache=True, parallel=True)
+def row_norms_csr(data, indptr, fit_intercept):
+    """CSR twin of :func:`row_norms`."""
+    n = indptr.shape[0] - 1
+    out = np.empty(n)
+    for i in prange(n):
+        out[i] = _safe_norm(data[indptr[i] : indptr[i + 1]], fit_intercept)
     return out

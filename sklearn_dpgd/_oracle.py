@@ -6,29 +6,39 @@ Every answer it gives is privatised, and every call is charged to the privacy fi
 Optimisers (``_solver.py``) see only what the oracle returns.
 """
 
-from ._kernels import clipped_gradient_sum
+import scipy.sparse as sp
+
+from ._kernels import (
+    clipped_gradient_sum,
+    clipped_gradient_sum_csr,
+    row_norms,
+    row_norms_csr,
+)
 
 
 class PrivateGradientOracle:
-    """Noisy clipped gradients of a linear model (the Gaussian mechanism).
+    """Noisy clipped gradients of a linear model with K outputs (Gaussian mechanism).
 
     Parameters
     ----------
-    X : ndarray of shape (n_samples, n_features), C-contiguous float64
-        Private features, validated finite.
-    y : ndarray of shape (n_samples,), float64 in {-1, +1}
-        Private labels.
+    X : ndarray of shape (n_samples, n_features), C-contiguous, or CSR matrix
+        Private features (float32 or float64), validated finite.
+    y : ndarray of shape (n_samples,), int64
+        Private labels as class indices (0/1 when ``n_outputs == 1``).
+    n_outputs : int
+        K: 1 for binary models, the number of classes otherwise.
     loss : int
         Loss code (:mod:`sklearn_dpgd._losses`).
     huber_width : float
         Huber width ``h`` (ignored by the logistic loss).
     clip_norm : float
-        Per-example clipping threshold ``C`` of the gradient (intercept included).
+        Per-example clipping threshold ``C`` of the whole gradient (all outputs and
+        intercepts, Frobenius norm).
     sensitivity : float
         L2 sensitivity ``Delta`` of the clipped sum under the neighbouring relation:
         ``C`` (add/remove one row) or ``2 C`` (replace one row).
     fit_intercept : bool
-        Whether the last gradient coordinate is the intercept's.
+        Whether the last gradient column is the intercepts'.
     privacy_filter : GaussianPrivacyFilter
         The ledger charged for each call.
     rng : numpy.random.Generator
@@ -40,6 +50,7 @@ class PrivateGradientOracle:
         X,
         y,
         *,
+        n_outputs,
         loss,
         huber_width,
         clip_norm,
@@ -48,7 +59,13 @@ class PrivateGradientOracle:
         privacy_filter,
         rng,
     ):
-        self._X = X
+        self._sparse = sp.issparse(X)
+        if self._sparse:
+            self._csr = (X.data, X.indices, X.indptr, X.shape[1])
+            self._row_norms = row_norms_csr(X.data, X.indptr, fit_intercept)
+        else:
+            self._X = X
+            self._row_norms = row_norms(X, fit_intercept)
         self._y = y
         self._loss = loss
         self._h = huber_width
@@ -57,24 +74,24 @@ class PrivateGradientOracle:
         self._fit_intercept = fit_intercept
         self.privacy_filter = privacy_filter
         self._rng = rng
-        self.n_samples = X.shape[0]
-        self.n_features = X.shape[1]
+        self.n_samples, self.n_features = X.shape
+        self.n_outputs = n_outputs
 
-    def noisy_gradient(self, coef, intercept, noise_multiplier):
+    def noisy_gradient(self, W, b, noise_multiplier):
         """Private mean gradient ``(sum_i clip(g_i, C) + N(0, (z Delta)^2 I)) / n``.
 
         Parameters
         ----------
-        coef : ndarray of shape (n_features,)
-        intercept : float
+        W : ndarray of shape (n_outputs, n_features), float64
+        b : ndarray of shape (n_outputs,), float64
         noise_multiplier : float
             ``z``: noise std in units of the sensitivity ``Delta``.
 
         Returns
         -------
-        grad : ndarray of shape (n_features + 1,)
-            The last entry is the intercept's (exactly 0 without an intercept: that
-            coordinate is then neither computed nor noised).
+        grad : ndarray of shape (n_outputs, n_features + 1)
+            The last column is the intercepts' (exactly 0 without an intercept: that
+            column is then neither computed nor noised).
 
         Raises
         ------
@@ -88,18 +105,22 @@ class PrivateGradientOracle:
         and added by the solver). ``n`` is treated as public.
         """
         self.privacy_filter.charge(noise_multiplier)
-        grad = clipped_gradient_sum(
-            self._X,
-            self._y,
-            coef,
-            float(intercept),
+        args = (
+            W,
+            b,
+            self._row_norms,
             self._fit_intercept,
             self._clip_norm,
             self._loss,
             self._h,
         )
-        sigma = noise_multiplier * self._sensitivity
+        if self._sparse:
+            data, indices, indptr, d = self._csr
+            grad = clipped_gradient_sum_csr(data, indices, indptr, d, self._y, *args)
+        else:
+            grad = clipped_gradient_sum(self._X, self._y, *args)
         width = self.n_features + 1 if self._fit_intercept else self.n_features
-        grad[:width] += sigma * self._rng.standard_normal(width)
+        sigma = noise_multiplier * self._sensitivity
+        grad[:, :width] += sigma * self._rng.standard_normal((self.n_outputs, width))
         grad /= self.n_samples
         return grad

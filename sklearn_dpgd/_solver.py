@@ -44,20 +44,21 @@ def noisy_gradient_descent(
 
     Returns
     -------
-    coef : ndarray of shape (n_features,)
-    intercept : float
+    coef : ndarray of shape (n_outputs, n_features)
+    intercept : ndarray of shape (n_outputs,)
     n_iter : int
         Number of steps taken.
     """
     d = oracle.n_features
     n_steps = len(noise_multipliers)
     n_averaged = max(1, math.ceil(average * n_steps))
-    theta = np.zeros(d + 1)
-    velocity = np.zeros(d + 1)
-    theta_sum = np.zeros(d + 1)
+    # One row per output: coefficients, then the intercept in the last column.
+    theta = np.zeros((oracle.n_outputs, d + 1))
+    velocity = np.zeros_like(theta)
+    theta_sum = np.zeros_like(theta)
     for t, (z, eta) in enumerate(zip(noise_multipliers, learning_rates, strict=True)):
-        grad = oracle.noisy_gradient(theta[:d], theta[d], z)
-        grad[:d] += alpha * theta[:d]
+        grad = oracle.noisy_gradient(theta[:, :d], theta[:, d], z)
+        grad[:, :d] += alpha * theta[:, :d]
         velocity *= momentum
         velocity -= eta * grad
         theta += velocity
@@ -70,4 +71,4 @@ def noisy_gradient_descent(
                 f"||noisy gradient||={np.linalg.norm(grad):.4g}"
             )
     theta = theta_sum / n_averaged
-    return theta[:d].copy(), float(theta[d]), n_steps
+    return theta[:, :d].copy(), theta[:, d].copy(), n_steps

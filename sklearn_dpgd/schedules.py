@@ -143,6 +143,7 @@ def auto_max_iter(
     n_samples,
     n_features,
     *,
+    n_outputs=1,
     neighboring="add_remove",
     fit_intercept=True,
 ):
@@ -151,7 +152,7 @@ def auto_max_iter(
     ``T = mu * n / (s * sqrt(d'))``, rounded and clipped to [5, 1000], where ``mu`` is
     the GDP budget of ``(epsilon, delta)``, ``n`` the number of rows, ``s`` the
     sensitivity factor (1 for add/remove-one, 2 for replace-one neighbouring) and
-    ``d' = n_features + fit_intercept`` the gradient dimension.
+    ``d' = n_outputs * (n_features + fit_intercept)`` the gradient dimension.
 
     Why this shape: with exact composition each of ``T`` equal steps has noise
     multiplier ``z = sqrt(T) / mu``, so the noise on the mean gradient has norm about
@@ -173,6 +174,9 @@ def auto_max_iter(
         Number of training rows (treated as public), >= 1.
     n_features : int
         Number of features, >= 1.
+    n_outputs : int, default=1
+        Rows of the coefficient matrix: 1 for binary models, the number of classes
+        for multiclass ones.
     neighboring : {"add_remove", "replace"}, default="add_remove"
         Neighbouring relation; "replace" doubles the sensitivity.
     fit_intercept : bool, default=True
@@ -186,8 +190,8 @@ def auto_max_iter(
     Raises
     ------
     ValueError
-        If ``epsilon``, ``delta``, ``n_samples``, ``n_features`` or ``neighboring`` is
-        invalid.
+        If ``epsilon``, ``delta``, ``n_samples``, ``n_features``, ``n_outputs`` or
+        ``neighboring`` is invalid.
     """
     from .accounting import gdp_mu
 
@@ -195,11 +199,15 @@ def auto_max_iter(
         raise ValueError(
             f"neighboring must be 'add_remove' or 'replace', got {neighboring!r}."
         )
-    for name, value in (("n_samples", n_samples), ("n_features", n_features)):
+    for name, value in (
+        ("n_samples", n_samples),
+        ("n_features", n_features),
+        ("n_outputs", n_outputs),
+    ):
         if isinstance(value, bool) or not isinstance(value, Integral) or value < 1:
             raise ValueError(f"{name} must be an integer >= 1, got {value!r}.")
     s = 2.0 if neighboring == "replace" else 1.0
-    dim = n_features + (1 if fit_intercept else 0)
+    dim = n_outputs * (n_features + (1 if fit_intercept else 0))
     t = gdp_mu(epsilon, delta) * n_samples / (s * math.sqrt(dim))
     lo, hi = AUTO_MAX_ITER_BOUNDS
     return int(min(hi, max(lo, round(t))))

@@ -1,11 +1,12 @@
-"""Slow, obviously-correct NumPy twins of the compiled kernels.
+"""Slow, obviously-correct NumPy twins of the compiled kernels and of the fit loop.
 
-They form the n-by-d matrix of per-example gradients that the kernels avoid, and
-follow ``../shared/algorithms.md`` (Notation, Losses) line by line.
+They form the n-by-K-by-(d+1) array of per-example gradients that the kernels avoid,
+and follow ``../shared/algorithms.md`` (Notation, Losses) line by line.
 """
 
 import numpy as np
-from scipy.special import expit
+import scipy.sparse as sp
+from scipy.special import expit, softmax
 
 
 def loss_derivative(z, loss, h=0.5):
@@ -25,16 +26,31 @@ def loss_value(z, loss, h=0.5):
     )
 
 
-def clipped_gradient_sum(X, y, coef, intercept, fit_intercept, clip_norm, loss, h=0.5):
-    """sum_i clip(g_i, C) with g_i = l'(y_i m_i) y_i [x_i, 1]; shape (d + 1,)."""
+def residuals(margins, y, loss, h=0.5):
+    """d loss / d margin, shape (n, K): sigmoid (K=1), softmax or one-vs-rest."""
+    n, K = margins.shape
+    if K == 1:
+        s = 2.0 * y - 1.0
+        return (loss_derivative(s * margins[:, 0], loss, h) * s)[:, None]
+    onehot = np.eye(K)[y]
+    if loss == "logistic":
+        return softmax(margins, axis=1) - onehot
+    s = 2.0 * onehot - 1.0
+    return loss_derivative(s * margins, loss, h) * s
+
+
+def clipped_gradient_sum(X, y, W, b, fit_intercept, clip_norm, loss, h=0.5):
+    """sum_i clip(r_i outer [x_i, 1], C); shape (K, d + 1)."""
+    X = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=float)
     n = X.shape[0]
     ones = np.ones((n, 1)) if fit_intercept else np.zeros((n, 1))
     Xa = np.hstack([X, ones])
-    margins = Xa @ np.append(coef, intercept if fit_intercept else 0.0)
-    G = (loss_derivative(y * margins, loss, h) * y)[:, None] * Xa
-    norms = np.linalg.norm(G, axis=1)
+    Wa = np.hstack([W, (b if fit_intercept else np.zeros_like(b))[:, None]])
+    R = residuals(Xa @ Wa.T, y, loss, h)
+    G = R[:, :, None] * Xa[:, None, :]  # (n, K, d + 1): what the kernel avoids
+    norms = np.sqrt((G**2).sum(axis=(1, 2)))
     factor = np.minimum(1.0, clip_norm / np.maximum(norms, 1e-300))
-    return (G * factor[:, None]).sum(axis=0)
+    return (G * factor[:, None, None]).sum(axis=0)
 
 
 def noisy_gradient_descent(
@@ -42,39 +58,41 @@ def noisy_gradient_descent(
     y,
     noise,
     *,
+    n_outputs,
     learning_rate,
     alpha,
     clip_norm,
     momentum,
     average,
     loss="logistic",
+    h=0.5,
     fit_intercept=True,
     sensitivity=None,
 ):
-    """The whole private GD loop given pre-drawn noise of shape (T, d + 1).
+    """The whole private GD loop given pre-drawn noise of shape (T, K, d + 1).
 
     ``noise[t]`` is step t's standard-normal draw times its noise multiplier z_t; it
     is scaled by the sensitivity here. Heavy ball, then the mean of the last
-    ceil(average * T) iterates.
+    ceil(average * T) iterates. Returns (coef (K, d), intercept (K,)).
     """
     sensitivity = clip_norm if sensitivity is None else sensitivity
-    n, d = X.shape
+    d = X.shape[1]
     T = noise.shape[0]
-    theta = np.zeros(d + 1)
-    velocity = np.zeros(d + 1)
+    theta = np.zeros((n_outputs, d + 1))
+    velocity = np.zeros_like(theta)
     iterates = []
     for t in range(T):
         g = clipped_gradient_sum(
-            X, y, theta[:d], theta[d], fit_intercept, clip_norm, loss
+            X, y, theta[:, :d], theta[:, d], fit_intercept, clip_norm, loss, h
         )
-        step_noise = sensitivity * noise[t]
+        step_noise = sensitivity * noise[t].copy()
         if not fit_intercept:
-            step_noise[d] = 0.0
-        g = (g + step_noise) / n
-        g[:d] += alpha * theta[:d]
+            step_noise[:, d] = 0.0
+        g = (g + step_noise) / X.shape[0]
+        g[:, :d] += alpha * theta[:, :d]
         velocity = momentum * velocity - learning_rate * g
         theta = theta + velocity
         iterates.append(theta)
     k = max(1, int(np.ceil(average * T)))
     theta = np.mean(iterates[T - k :], axis=0)
-    return theta[:d], theta[d]
+    return theta[:, :d], theta[:, d]

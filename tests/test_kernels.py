@@ -1,8 +1,15 @@
 import numpy as np
 import pytest
+import scipy.sparse as sp
 
 from sklearn_dpgd import _losses
-from sklearn_dpgd._kernels import BLOCK_ROWS, clipped_gradient_sum
+from sklearn_dpgd._kernels import (
+    BLOCK_ROWS,
+    clipped_gradient_sum,
+    clipped_gradient_sum_csr,
+    row_norms,
+    row_norms_csr,
+)
 
 from . import _reference as ref
 
@@ -37,52 +44,135 @@ def test_derivative_is_derivative_of_value(loss):
     np.testing.assert_allclose(got, num, rtol=1e-6, atol=1e-8)
 
 
+def _problem(n, d, K, seed=0, density=None):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d)) * rng.uniform(0.1, 3, size=(n, 1))
+    if density is not None:
+        X[rng.random((n, d)) > density] = 0.0
+    n_classes = 2 if K == 1 else K
+    y = rng.integers(0, n_classes, size=n).astype(np.int64)
+    W = rng.standard_normal((K, d))
+    b = rng.standard_normal(K)
+    return X, y, W, b
+
+
+def _kernel(X, y, W, b, fit_intercept, clip_norm, loss, h=0.5):
+    code = _losses.LOSS_CODES[loss]
+    if sp.issparse(X):
+        norms = row_norms_csr(X.data, X.indptr, fit_intercept)
+        return clipped_gradient_sum_csr(
+            X.data,
+            X.indices,
+            X.indptr,
+            X.shape[1],
+            y,
+            W,
+            b,
+            norms,
+            fit_intercept,
+            clip_norm,
+            code,
+            h,
+        )
+    norms = row_norms(X, fit_intercept)
+    return clipped_gradient_sum(X, y, W, b, norms, fit_intercept, clip_norm, code, h)
+
+
 @pytest.mark.parametrize("loss", ["logistic", "huber_hinge"])
+@pytest.mark.parametrize("K", [1, 4])
 @pytest.mark.parametrize("fit_intercept", [True, False])
 @pytest.mark.parametrize("clip_norm", [0.05, 1.0, 100.0])
 # More rows than one block, and not a multiple of it, to exercise the block split.
 @pytest.mark.parametrize("n", [7, BLOCK_ROWS * 2 + 13])
-def test_clipped_gradient_sum_matches_reference(loss, fit_intercept, clip_norm, n):
-    rng = np.random.default_rng(0)
-    d = 9
-    X = rng.standard_normal((n, d)) * rng.uniform(0.1, 3, size=(n, 1))
-    y = rng.choice([-1.0, 1.0], size=n)
-    coef = rng.standard_normal(d)
-    got = clipped_gradient_sum(
-        X, y, coef, 0.3, fit_intercept, clip_norm, _losses.LOSS_CODES[loss], 0.5
-    )
-    want = ref.clipped_gradient_sum(X, y, coef, 0.3, fit_intercept, clip_norm, loss)
+@pytest.mark.parametrize("fmt", ["dense", "csr"])
+def test_clipped_gradient_sum_matches_reference(
+    loss, K, fit_intercept, clip_norm, n, fmt
+):
+    X, y, W, b = _problem(n, 9, K, density=0.4 if fmt == "csr" else None)
+    Xk = sp.csr_matrix(X) if fmt == "csr" else X
+    got = _kernel(Xk, y, W, b, fit_intercept, clip_norm, loss)
+    want = ref.clipped_gradient_sum(X, y, W, b, fit_intercept, clip_norm, loss)
+    assert got.shape == (K, 10)
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12 * n * clip_norm)
     if not fit_intercept:
-        assert got[-1] == 0.0
+        assert np.all(got[:, -1] == 0.0)
+
+
+@pytest.mark.parametrize("K", [1, 3])
+def test_csr_equals_dense_and_ignores_index_order(K):
+    X, y, W, b = _problem(500, 12, K, density=0.3)
+    dense = _kernel(X, y, W, b, True, 0.5, "logistic")
+    csr = sp.csr_matrix(X)
+    # Reverse the column order inside each row: the kernel must not rely on sorting.
+    for i in range(csr.shape[0]):
+        lo, hi = csr.indptr[i], csr.indptr[i + 1]
+        csr.indices[lo:hi] = csr.indices[lo:hi][::-1].copy()
+        csr.data[lo:hi] = csr.data[lo:hi][::-1].copy()
+    csr.has_sorted_indices = False
+    np.testing.assert_allclose(
+        _kernel(csr, y, W, b, True, 0.5, "logistic"), dense, rtol=1e-12, atol=1e-13
+    )
+
+
+def test_float32_input_is_read_as_float32_and_accumulated_in_float64():
+    X, y, W, b = _problem(300, 6, 1)
+    X32 = X.astype(np.float32)
+    got = _kernel(X32, y, W, b, True, 1.0, "logistic")
+    want = ref.clipped_gradient_sum(
+        X32.astype(np.float64), y, W, b, True, 1.0, "logistic"
+    )
+    assert got.dtype == np.float64
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
 
 
 def test_each_row_contributes_at_most_clip_norm():
-    # Sensitivity: removing any one row moves the sum by at most C.
-    rng = np.random.default_rng(1)
-    X = rng.standard_normal((50, 4)) * 10
-    y = rng.choice([-1.0, 1.0], size=50)
-    coef = rng.standard_normal(4)
-    C = 0.7
-    full = clipped_gradient_sum(X, y, coef, 0.0, True, C, 0, 0.5)
-    for i in range(50):
-        keep = np.arange(50) != i
-        part = clipped_gradient_sum(X[keep], y[keep], coef, 0.0, True, C, 0, 0.5)
-        assert np.linalg.norm(full - part) <= C * (1 + 1e-12)
+    # Sensitivity: removing any one row moves the sum by at most C (Frobenius).
+    for K, loss in [(1, "logistic"), (3, "logistic"), (3, "huber_hinge")]:
+        X, y, W, b = _problem(40, 4, K, seed=1)
+        X *= 10
+        C = 0.7
+        full = _kernel(X, y, W, b, True, C, loss)
+        for i in range(40):
+            keep = np.arange(40) != i
+            part = _kernel(X[keep], y[keep], W, b, True, C, loss)
+            assert np.linalg.norm(full - part) <= C * (1 + 1e-12)
+
+
+def test_extreme_rows_are_clipped_not_nan():
+    X, y, W, b = _problem(20, 5, 3)
+    X[0] = 1e300
+    X[1, 0] = -1e300
+    W *= 1e10  # margins overflow to inf and inf - inf
+    for fmt in ("dense", "csr"):
+        Xk = sp.csr_matrix(X) if fmt == "csr" else X
+        norms = row_norms(X, True)
+        assert np.all(np.isfinite(norms))
+        g = _kernel(Xk, y, W, b, True, 1.0, "logistic")
+        assert np.all(np.isfinite(g))
+        assert np.linalg.norm(g) <= 20 * 1.0
+
+
+def test_row_norms_are_safe_and_exact():
+    X = np.array([[3.0, 4.0], [1e300, 1e300], [0.0, 0.0]])
+    np.testing.assert_allclose(row_norms(X, False), [5.0, np.sqrt(2) * 1e300, 0.0])
+    np.testing.assert_allclose(
+        row_norms(X, True), [np.sqrt(26), np.sqrt(2) * 1e300, 1.0]
+    )
+    csr = sp.csr_matrix(X)
+    np.testing.assert_allclose(
+        row_norms_csr(csr.data, csr.indptr, True), row_norms(X, True)
+    )
 
 
 def test_result_does_not_depend_on_thread_count():
     numba = pytest.importorskip("numba")
-    rng = np.random.default_rng(2)
-    X = rng.standard_normal((BLOCK_ROWS * 5 + 1, 6))
-    y = rng.choice([-1.0, 1.0], size=X.shape[0])
-    coef = rng.standard_normal(6)
+    X, y, W, b = _problem(BLOCK_ROWS * 5 + 1, 6, 2)
     before = numba.get_num_threads()
     try:
         numba.set_num_threads(1)
-        one = clipped_gradient_sum(X, y, coef, 0.1, True, 1.0, 0, 0.5)
+        one = _kernel(X, y, W, b, True, 1.0, "logistic")
         numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
-        many = clipped_gradient_sum(X, y, coef, 0.1, True, 1.0, 0, 0.5)
+        many = _kernel(X, y, W, b, True, 1.0, "logistic")
     finally:
         numba.set_num_threads(before)
     np.testing.assert_array_equal(one, many)

@@ -3,6 +3,7 @@ import warnings
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from sklearn.base import clone
 from sklearn.datasets import make_classification
 from sklearn.linear_model import LogisticRegression
@@ -12,6 +13,7 @@ from sklearn.preprocessing import Normalizer
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from sklearn_dpgd import (
+    DPHuberSVM,
     DPLogisticRegression,
     ExponentialDecaySchedule,
     PrivacyLeakWarning,
@@ -29,14 +31,25 @@ def _quiet_privacy_warnings():
         yield
 
 
-def _data(n=2000, d=8, seed=0):
+def _data(n=2000, d=8, seed=0, n_classes=2):
     X, y = make_classification(
-        n_samples=n, n_features=d, n_informative=4, random_state=seed, class_sep=1.5
+        n_samples=n,
+        n_features=d,
+        n_informative=4,
+        random_state=seed,
+        class_sep=1.5,
+        n_classes=n_classes,
     )
     return Normalizer().fit_transform(X), y
 
 
-@parametrize_with_checks([DPLogisticRegression(), DPLogisticRegression(epsilon=100.0)])
+@parametrize_with_checks(
+    [
+        DPLogisticRegression(),
+        DPHuberSVM(),
+        DPLogisticRegression(epsilon=100.0, neighboring="replace", classes=None),
+    ]
+)
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)
 
@@ -233,12 +246,12 @@ def test_non_finite_input_raises(bad):
         DPLogisticRegression().fit(X, y)
 
 
-def test_one_class_and_multiclass_raise():
+def test_one_class_and_continuous_targets_raise():
     X, y = _data(n=60)
     with pytest.raises(ValueError, match="class"):
         DPLogisticRegression().fit(X, np.zeros(60))
-    with pytest.raises(ValueError, match="Only binary"):
-        DPLogisticRegression().fit(X, np.arange(60) % 3)
+    with pytest.raises(ValueError, match="continuous"):
+        DPLogisticRegression().fit(X, np.linspace(0, 1, 60))
 
 
 def test_schedule_with_wrong_shape_raises():
@@ -281,30 +294,34 @@ def test_verbose_prints_only_private_quantities(capsys):
     assert out.count("noise_multiplier=") == 3 and "loss" not in out
 
 
-def _noise_of_fit(random_state, noise_multipliers, width):
+def _noise_of_fit(random_state, noise_multipliers, n_outputs, width):
     """The noise draws of a fit, reproduced from its documented seeding."""
     from sklearn.utils import check_random_state
 
     seed = check_random_state(random_state).randint(0, 2**32, size=4, dtype=np.uint64)
     rng = np.random.default_rng(seed)
-    return np.array([z * rng.standard_normal(width) for z in noise_multipliers])
+    return np.array(
+        [z * rng.standard_normal((n_outputs, width)) for z in noise_multipliers]
+    )
 
 
+@pytest.mark.parametrize("Estimator", [DPLogisticRegression, DPHuberSVM])
+@pytest.mark.parametrize("n_classes", [2, 3])
 @pytest.mark.parametrize("fit_intercept", [True, False])
 @pytest.mark.parametrize("neighboring", ["add_remove", "replace"])
 @pytest.mark.parametrize("momentum, average", [(0.0, 0.0), (0.9, 0.5), (0.5, 1.0)])
 def test_fit_matches_numpy_reference_loop(
-    fit_intercept, neighboring, momentum, average
+    Estimator, n_classes, fit_intercept, neighboring, momentum, average
 ):
     from . import _reference as ref
 
-    X, y = _data(n=700, d=6)
+    X, y = _data(n=700, d=6, n_classes=n_classes)
     X = X * np.linspace(0.5, 3, 700)[:, None]  # some rows get clipped, some not
-    clf = DPLogisticRegression(
+    clf = Estimator(
         epsilon=2.0,
         delta=1e-6,
         max_iter=25,
-        learning_rate=1.5,
+        learning_rate=0.7,
         alpha=0.01,
         momentum=momentum,
         average=average,
@@ -313,25 +330,28 @@ def test_fit_matches_numpy_reference_loop(
         neighboring=neighboring,
         random_state=11,
     ).fit(X, y)
+    K = 1 if n_classes == 2 else n_classes
     width = X.shape[1] + 1 if fit_intercept else X.shape[1]
-    noise = _noise_of_fit(11, clf.noise_multipliers_, width)
+    noise = _noise_of_fit(11, clf.noise_multipliers_, K, width)
     if not fit_intercept:
-        noise = np.hstack([noise, np.zeros((noise.shape[0], 1))])
+        noise = np.concatenate([noise, np.zeros((noise.shape[0], K, 1))], axis=2)
     coef, intercept = ref.noisy_gradient_descent(
         X,
-        np.where(y == 1, 1.0, -1.0),
+        y,
         noise,
-        learning_rate=1.5,
+        n_outputs=K,
+        learning_rate=0.7,
         alpha=0.01,
         clip_norm=0.8,
         momentum=momentum,
         average=average,
         fit_intercept=fit_intercept,
+        loss=Estimator._loss,
         sensitivity=0.8 * (2 if neighboring == "replace" else 1),
     )
-    np.testing.assert_allclose(clf.coef_[0], coef, rtol=1e-12, atol=1e-12)
-    assert clf.intercept_[0] == pytest.approx(
-        intercept if fit_intercept else 0.0, abs=1e-12
+    np.testing.assert_allclose(clf.coef_, coef, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(
+        clf.intercept_, intercept if fit_intercept else 0.0, rtol=1e-12, atol=1e-12
     )
 
 
@@ -350,3 +370,157 @@ def test_auto_max_iter_grows_with_budget_and_data():
         auto_max_iter(1.0, 1e-8, 0, 3)
     with pytest.raises(ValueError, match="neighboring"):
         auto_max_iter(1.0, 1e-8, 10, 3, neighboring="x")
+
+
+ESTIMATORS = [DPLogisticRegression, DPHuberSVM]
+
+
+@pytest.mark.parametrize("Estimator", ESTIMATORS)
+def test_multiclass_shapes_and_predictions(Estimator):
+    X, y = _data(n=1500, d=8, n_classes=4)
+    clf = Estimator(epsilon=20.0, delta=1e-6, random_state=0).fit(X, y)
+    assert clf.coef_.shape == (4, 8) and clf.intercept_.shape == (4,)
+    scores = clf.decision_function(X)
+    assert scores.shape == (1500, 4)
+    np.testing.assert_array_equal(clf.predict(X), clf.classes_[scores.argmax(axis=1)])
+    assert clf.score(X, y) > 0.5  # 4 classes: chance is 0.25
+    assert clf.epsilon_ <= 20.0
+    if Estimator is DPLogisticRegression:
+        proba = clf.predict_proba(X)
+        np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+        np.testing.assert_allclose(np.log(proba), clf.predict_log_proba(X), atol=1e-10)
+
+
+def test_huber_svm_has_no_predict_proba():
+    clf = DPHuberSVM(max_iter=5, random_state=0).fit(*_data(n=100))
+    assert not hasattr(clf, "predict_proba")
+
+
+def test_declared_classes_may_exceed_those_present():
+    X, y = _data(n=300)
+    clf = DPLogisticRegression(classes=[0, 1, 2], max_iter=5, random_state=0).fit(X, y)
+    assert clf.coef_.shape == (3, X.shape[1])
+    assert set(clf.predict(X)) <= {0, 1, 2}
+
+
+@pytest.mark.parametrize("Estimator", ESTIMATORS)
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_csr_gives_the_dense_coefficients(Estimator, n_classes):
+    X, y = _data(n=800, n_classes=n_classes)
+    X[np.abs(X) < 0.3] = 0.0
+    kw = dict(epsilon=1.0, max_iter=30, random_state=5)
+    dense = Estimator(**kw).fit(X, y)
+    for fmt in (sp.csr_matrix, sp.csc_matrix, sp.coo_matrix):
+        sparse = Estimator(**kw).fit(fmt(X), y)
+        np.testing.assert_allclose(sparse.coef_, dense.coef_, rtol=1e-10, atol=1e-10)
+        np.testing.assert_allclose(
+            sparse.intercept_, dense.intercept_, rtol=1e-10, atol=1e-10
+        )
+        np.testing.assert_allclose(
+            sparse.decision_function(fmt(X)), dense.decision_function(X), atol=1e-10
+        )
+
+
+@pytest.mark.parametrize("Estimator", ESTIMATORS)
+def test_float32_stays_float32(Estimator):
+    X, y = _data(n=600)
+    X32 = X.astype(np.float32)
+    a = Estimator(max_iter=20, random_state=0).fit(X32, y)
+    b = Estimator(max_iter=20, random_state=0).fit(X, y)
+    assert a.coef_.dtype == np.float32 and a.intercept_.dtype == np.float32
+    np.testing.assert_allclose(a.coef_, b.coef_, rtol=1e-4, atol=1e-5)
+    a_sparse = Estimator(max_iter=20, random_state=0).fit(sp.csr_matrix(X32), y)
+    assert a_sparse.coef_.dtype == np.float32
+
+
+@pytest.mark.parametrize("Estimator", ESTIMATORS)
+def test_c_and_f_order_give_the_same_model(Estimator):
+    X, y = _data(n=400)
+    a = Estimator(max_iter=10, random_state=0).fit(np.ascontiguousarray(X), y)
+    b = Estimator(max_iter=10, random_state=0).fit(np.asfortranarray(X), y)
+    np.testing.assert_array_equal(a.coef_, b.coef_)
+
+
+@pytest.mark.parametrize("Estimator", ESTIMATORS)
+def test_extreme_values_give_finite_coefficients(Estimator):
+    X, y = _data(n=200)
+    X[:5] = 1e300
+    X[5:10] = -1e300
+    clf = Estimator(epsilon=5.0, max_iter=20, random_state=0).fit(X, y)
+    assert np.all(np.isfinite(clf.coef_)) and np.all(np.isfinite(clf.intercept_))
+    assert np.all(np.isfinite(clf.decision_function(X[10:])))
+
+
+def test_sample_weight_is_refused():
+    X, y = _data(n=50)
+    with pytest.raises(TypeError, match="sample_weight"):
+        DPLogisticRegression().fit(X, y, sample_weight=np.ones(50))
+
+
+@pytest.mark.parametrize("Estimator", ESTIMATORS)
+@pytest.mark.parametrize(
+    "make_input, match",
+    [
+        (lambda X, y: (X[:0], y[:0]), "0 sample"),
+        (lambda X, y: (X[:1], y[:1]), "1 sample"),
+        (lambda X, y: (X[:, :0], y), "0 feature"),
+        (lambda X, y: (np.where(X > 0.5, np.nan, X), y), "NaN"),
+        (lambda X, y: (np.where(X > 0.5, np.inf, X), y), "infinity"),
+        (
+            lambda X, y: (np.array([["a", "b"]] * len(y), dtype=object), y),
+            "string|convert",
+        ),
+        (lambda X, y: (X, np.zeros_like(y)), "class"),
+        (lambda X, y: (X, y + np.linspace(0, 0.5, len(y))), "continuous"),
+        (lambda X, y: (X, np.where(y == 1, np.nan, 0.0)), "NaN"),
+        (lambda X, y: (X, y[:-3]), "inconsistent"),
+    ],
+)
+def test_bad_data_raises_value_error(Estimator, make_input, match):
+    X, y = _data(n=60)
+    Xb, yb = make_input(X, y.astype(float))
+    with pytest.raises(ValueError, match=match):
+        Estimator().fit(Xb, yb)
+
+
+def test_bad_schedule_type_raises_naming_it():
+    X, y = _data(n=50)
+    with pytest.raises((TypeError, ValueError), match="schedule"):
+        DPLogisticRegression(schedule=0.99).fit(X, y)
+
+
+@pytest.mark.parametrize("bad_h", [0.0, -1.0, float("inf")])
+def test_huber_width_validated(bad_h):
+    X, y = _data(n=50)
+    with pytest.raises(ValueError, match="h"):
+        DPHuberSVM(h=bad_h).fit(X, y)
+
+
+@pytest.mark.parametrize("Estimator", ESTIMATORS)
+def test_pandas_in_set_output_upstream_and_feature_names(Estimator):
+    pd = pytest.importorskip("pandas")
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = _data(n=300)
+    df = pd.DataFrame(X, columns=[f"f{i}" for i in range(X.shape[1])])
+    pipe = make_pipeline(
+        StandardScaler(), Normalizer(), Estimator(max_iter=10, random_state=0)
+    )
+    pipe.set_output(transform="pandas")
+    pipe.fit(df, pd.Series(y))
+    np.testing.assert_array_equal(pipe[-1].feature_names_in_, df.columns)
+    assert pipe.predict(df).shape == (300,)
+    with pytest.warns(UserWarning, match="feature names"):
+        pipe[-1].predict(X)
+
+
+@pytest.mark.parametrize("Estimator", ESTIMATORS)
+def test_pickle_clone_cross_val(Estimator):
+    X, y = _data(n=400, n_classes=3)
+    est = Estimator(max_iter=10, random_state=0)
+    fitted = clone(est).fit(X, y)
+    np.testing.assert_array_equal(
+        pickle.loads(pickle.dumps(fitted)).predict(X), fitted.predict(X)
+    )
+    assert clone(fitted).get_params() == est.get_params()
+    assert cross_val_score(est, X, y, cv=3).shape == (3,)
