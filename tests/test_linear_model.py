@@ -215,6 +215,7 @@ def test_weak_delta_warns():
         ({"epsilon": float("inf")}, "epsilon"),
         ({"delta": 0.0}, "delta"),
         ({"delta": 1.0}, "delta"),
+        ({"delta": -1e-5}, "delta"),
         ({"clip_norm": 0.0}, "clip_norm"),
         ({"clip_norm": -1.0}, "clip_norm"),
         ({"max_iter": 0}, "max_iter"),
