@@ -6,7 +6,15 @@ by Gaussian differential privacy.
 
 from .exceptions import BudgetExhaustedError, PrivacyLeakWarning, WeakPrivacyWarning
 from .linear_model import DPHuberSVM, DPLogisticRegression
-from .schedules import ExponentialDecaySchedule, NoiseSchedule, UniformSchedule
+from .schedules import (
+    ExponentialDecaySchedule,
+    NoiseSchedule,
+    PLOptimalSchedule,
+    PURSchedule,
+    StepDecaySchedule,
+    TimeDecaySchedule,
+    UniformSchedule,
+)
 
 __version__ = "0.1.0"
 
@@ -16,7 +24,11 @@ __all__ = [
     "DPLogisticRegression",
     "ExponentialDecaySchedule",
     "NoiseSchedule",
+    "PLOptimalSchedule",
+    "PURSchedule",
     "PrivacyLeakWarning",
+    "StepDecaySchedule",
+    "TimeDecaySchedule",
     "UniformSchedule",
     "WeakPrivacyWarning",
     "__version__",

@@ -84,7 +84,9 @@ def _clip_scale(r_norm, row_norm, clip_norm):
 
 
 @njit(cache=True, fastmath=_FASTMATH, parallel=True)
-def clipped_gradient_sum(X, y, W, b, row_norms, fit_intercept, clip_norm, loss, h):
+def clipped_gradient_sum(
+    X, y, W, b, row_norms, rows, fit_intercept, clip_norm, loss, h
+):
     """Sum over rows of per-example gradients clipped to Frobenius norm ``clip_norm``.
 
     Parameters
@@ -98,6 +100,9 @@ def clipped_gradient_sum(X, y, W, b, row_norms, fit_intercept, clip_norm, loss, 
         Intercepts (ignored when ``fit_intercept`` is False).
     row_norms : ndarray of shape (n_samples,), float64
         ``||[x_i, 1]||`` (or ``||x_i||`` without intercept), from :func:`row_norms`.
+    rows : ndarray of shape (n_rows,), int64
+        Indices of the rows to sum (all rows for full-batch steps; the Poisson
+        sample, drawn outside the kernel, for minibatch steps).
     fit_intercept : bool
     clip_norm : float
         The clipping threshold ``C`` (> 0).
@@ -109,11 +114,13 @@ def clipped_gradient_sum(X, y, W, b, row_norms, fit_intercept, clip_norm, loss, 
     Returns
     -------
     grad_sum : ndarray of shape (K, n_features + 1), float64
-        ``sum_i clip(r_i [x_i, 1], C)``; the last column is the intercept's (0 when
+        ``sum_{i in rows} clip(r_i [x_i, 1], C)``; the last column is the intercept's
+        (0 when
         ``fit_intercept`` is False). Its L2 (Frobenius) sensitivity is ``C`` under
         add/remove-one neighbouring (``../shared/algorithms.md``, Notation).
     """
-    n, d = X.shape
+    d = X.shape[1]
+    n = rows.shape[0]
     K = W.shape[0]
     n_blocks = (n + BLOCK_ROWS - 1) // BLOCK_ROWS
     partial = np.zeros((n_blocks, K, d + 1))
@@ -121,7 +128,8 @@ def clipped_gradient_sum(X, y, W, b, row_norms, fit_intercept, clip_norm, loss, 
         acc = partial[blk]
         m = np.empty(K)
         r = np.empty(K)
-        for i in range(blk * BLOCK_ROWS, min(n, (blk + 1) * BLOCK_ROWS)):
+        for ii in range(blk * BLOCK_ROWS, min(n, (blk + 1) * BLOCK_ROWS)):
+            i = rows[ii]
             for k in range(K):
                 s = b[k] if fit_intercept else 0.0
                 for j in range(d):
@@ -151,6 +159,7 @@ def clipped_gradient_sum_csr(
     W,
     b,
     row_norms,
+    rows,
     fit_intercept,
     clip_norm,
     loss,
@@ -162,7 +171,7 @@ def clipped_gradient_sum_csr(
     (n_samples, n_features) (duplicates summed, any index order); other parameters
     and the result as in :func:`clipped_gradient_sum`.
     """
-    n = indptr.shape[0] - 1
+    n = rows.shape[0]
     d = n_features
     K = W.shape[0]
     n_blocks = (n + BLOCK_ROWS - 1) // BLOCK_ROWS
@@ -171,7 +180,8 @@ def clipped_gradient_sum_csr(
         acc = partial[blk]
         m = np.empty(K)
         r = np.empty(K)
-        for i in range(blk * BLOCK_ROWS, min(n, (blk + 1) * BLOCK_ROWS)):
+        for ii in range(blk * BLOCK_ROWS, min(n, (blk + 1) * BLOCK_ROWS)):
+            i = rows[ii]
             start, stop = indptr[i], indptr[i + 1]
             for k in range(K):
                 s = b[k] if fit_intercept else 0.0

@@ -6,6 +6,7 @@ Every answer it gives is privatised, and every call is charged to the privacy fi
 Optimisers (``_solver.py``) see only what the oracle returns.
 """
 
+import numpy as np
 import scipy.sparse as sp
 
 from ._kernels import (
@@ -42,7 +43,12 @@ class PrivateGradientOracle:
     privacy_filter : GaussianPrivacyFilter
         The ledger charged for each call.
     rng : numpy.random.Generator
-        Source of the Gaussian noise.
+        Source of the Gaussian noise and of the Poisson samples.
+    sampling_rate : float, default=1.0
+        ``q``: each step sums each row independently with probability ``q``
+        (Poisson sampling, as the accounting of Mironov, Talwar & Zhang 2019
+        assumes) and divides by the public expected batch size ``q n``. 1.0 is the
+        full batch (no random draw for sampling).
     """
 
     def __init__(
@@ -58,6 +64,7 @@ class PrivateGradientOracle:
         fit_intercept,
         privacy_filter,
         rng,
+        sampling_rate=1.0,
     ):
         self._sparse = sp.issparse(X)
         if self._sparse:
@@ -76,9 +83,15 @@ class PrivateGradientOracle:
         self._rng = rng
         self.n_samples, self.n_features = X.shape
         self.n_outputs = n_outputs
+        self.sampling_rate = float(sampling_rate)
+        self._all_rows = np.arange(self.n_samples, dtype=np.int64)
 
     def noisy_gradient(self, W, b, noise_multiplier):
-        """Private mean gradient ``(sum_i clip(g_i, C) + N(0, (z Delta)^2 I)) / n``.
+        """Private mean gradient ``(sum_{i in S} clip(g_i, C) + N(0, (z D)^2 I)) / B``.
+
+        ``D`` is the sensitivity ``Delta``. ``S`` is all rows and ``B = n`` for
+        full-batch steps; for minibatch steps
+        ``S`` is a fresh Poisson sample with rate ``q`` and ``B = q n``.
 
         Parameters
         ----------
@@ -104,11 +117,18 @@ class PrivateGradientOracle:
         Zhou (FAccT 2022), Algorithm 1, line 4, without the L2 term (which is public
         and added by the solver). ``n`` is treated as public.
         """
-        self.privacy_filter.charge(noise_multiplier)
+        self.privacy_filter.charge(noise_multiplier, self.sampling_rate)
+        if self.sampling_rate < 1.0:
+            # The sample is drawn outside the kernel; which rows were drawn is never
+            # returned (only the noisy sum leaves the oracle).
+            rows = np.flatnonzero(self._rng.random(self.n_samples) < self.sampling_rate)
+        else:
+            rows = self._all_rows
         args = (
             W,
             b,
             self._row_norms,
+            rows,
             self._fit_intercept,
             self._clip_norm,
             self._loss,
@@ -122,5 +142,5 @@ class PrivateGradientOracle:
         width = self.n_features + 1 if self._fit_intercept else self.n_features
         sigma = noise_multiplier * self._sensitivity
         grad[:, :width] += sigma * self._rng.standard_normal((self.n_outputs, width))
-        grad /= self.n_samples
+        grad /= self.sampling_rate * self.n_samples
         return grad

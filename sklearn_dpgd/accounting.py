@@ -29,7 +29,8 @@ privacy. arXiv:2210.17520.
 """
 
 import math
-from numbers import Real
+from dataclasses import dataclass
+from numbers import Integral, Real
 
 import numpy as np
 from scipy.optimize import brentq
@@ -39,6 +40,10 @@ from .exceptions import BudgetExhaustedError
 
 __all__ = [
     "GaussianPrivacyFilter",
+    "GaussianSteps",
+    "RdpPrivacyFilter",
+    "compress_ledger",
+    "ledger_epsilon",
     "calibrate_noise_multipliers",
     "gdp_delta",
     "gdp_epsilon",
@@ -338,8 +343,161 @@ def calibrate_noise_multipliers(profile, epsilon, delta):
     return z
 
 
-class GaussianPrivacyFilter:
-    """A privacy filter for Gaussian steps: refuses a step that would overspend.
+@dataclass(frozen=True)
+class GaussianSteps:
+    """A run of identical Gaussian steps: one entry of a fit's ledger ``ledger_``.
+
+    ``count`` consecutive steps, each summing per-example gradients clipped to the
+    sensitivity over a Poisson sample with rate ``sampling_rate`` (1.0: all rows) and
+    adding Gaussian noise of std ``noise_multiplier`` times the sensitivity.
+
+    Parameters
+    ----------
+    noise_multiplier : float
+        Noise std in units of the sensitivity, > 0.
+    sampling_rate : float, default=1.0
+        Poisson sampling rate ``q`` in (0, 1].
+    count : int, default=1
+        Number of consecutive identical steps, >= 1.
+
+    Raises
+    ------
+    ValueError
+        If a field is out of range.
+    """
+
+    noise_multiplier: float
+    sampling_rate: float = 1.0
+    count: int = 1
+
+    def __post_init__(self):
+        _check_positive(self.noise_multiplier, "noise_multiplier", allow_inf=True)
+        q = _check_positive(self.sampling_rate, "sampling_rate")
+        if q > 1:
+            raise ValueError(f"sampling_rate must be in (0, 1], got {q!r}.")
+        if isinstance(self.count, bool) or not isinstance(self.count, Integral):
+            raise ValueError(f"count must be an integer >= 1, got {self.count!r}.")
+        if self.count < 1:
+            raise ValueError(f"count must be an integer >= 1, got {self.count!r}.")
+
+
+def compress_ledger(noise_multipliers, sampling_rates=1.0):
+    """Run-length encode per-step records into a tuple of :class:`GaussianSteps`.
+
+    Parameters
+    ----------
+    noise_multipliers : array-like of shape (n_steps,)
+        Per-step noise multipliers (units of the sensitivity).
+    sampling_rates : float or array-like of shape (n_steps,), default=1.0
+        Per-step Poisson sampling rates.
+
+    Returns
+    -------
+    ledger : tuple of GaussianSteps
+        Consecutive equal (noise multiplier, sampling rate) pairs merged.
+
+    Raises
+    ------
+    ValueError
+        If the shapes differ or an entry is out of range.
+    """
+    z = np.atleast_1d(np.asarray(noise_multipliers, dtype=float))
+    q = np.broadcast_to(np.asarray(sampling_rates, dtype=float), z.shape)
+    if z.ndim != 1:
+        raise ValueError(f"noise_multipliers must be one-dimensional, got {z.shape}.")
+    records = []
+    start = 0
+    for i in range(1, z.shape[0] + 1):
+        if i == z.shape[0] or z[i] != z[start] or q[i] != q[start]:
+            records.append(GaussianSteps(float(z[start]), float(q[start]), i - start))
+            start = i
+    return tuple(records)
+
+
+def _expand_ledger(ledger):
+    z = np.repeat([r.noise_multiplier for r in ledger], [r.count for r in ledger])
+    q = np.repeat([r.sampling_rate for r in ledger], [r.count for r in ledger])
+    return z, q
+
+
+def ledger_epsilon(ledger, delta, accountant="auto"):
+    """Recompute the epsilon of a fit from its ledger (an independent re-audit).
+
+    Parameters
+    ----------
+    ledger : sequence of GaussianSteps
+        E.g. a fitted estimator's ``ledger_``.
+    delta : float
+        In (0, 1).
+    accountant : {"auto", "gdp", "rdp", "pld"}, default="auto"
+        "gdp": exact closed form (Dong, Roth & Su 2022), full-batch steps only.
+        "rdp": Rényi DP of the Poisson-subsampled Gaussian (Mironov, Talwar & Zhang
+        2019), an upper bound. "pld": privacy-loss distributions through
+        dp-accounting (Doroshenko et al. 2022), pessimistic and tight. "auto": "gdp"
+        if every step is full-batch, else "rdp".
+
+    Returns
+    -------
+    epsilon : float
+
+    Raises
+    ------
+    ValueError
+        If the ledger is empty, ``delta`` is invalid, ``accountant`` is unknown, or
+        "gdp" is asked for subsampled steps.
+    """
+    delta = _check_delta(delta)
+    if accountant not in ("auto", "gdp", "rdp", "pld"):
+        raise ValueError(
+            f"accountant must be 'auto', 'gdp', 'rdp' or 'pld', got {accountant!r}."
+        )
+    if len(ledger) == 0:
+        raise ValueError("ledger is empty: nothing ran.")
+    z, q = _expand_ledger(ledger)
+    full_batch = bool(np.all(q == 1.0))
+    if accountant == "auto":
+        accountant = "gdp" if full_batch else "rdp"
+    if accountant == "gdp":
+        if not full_batch:
+            raise ValueError(
+                "accountant='gdp' has no closed form for subsampled steps; use "
+                "'rdp' or 'pld'."
+            )
+        return gdp_epsilon(gdp_mu_from_noise_multipliers(z), delta)
+    from ._subsampled import poisson_gaussian_epsilon
+
+    return poisson_gaussian_epsilon(z, q, delta, accountant=accountant)
+
+
+class _PrivacyFilter:
+    """Shared bookkeeping of the filters: the per-step records and the ledger."""
+
+    def __init__(self):
+        self._z = []
+        self._q = []
+
+    def _record(self, z, q):
+        self._z.append(z)
+        self._q.append(q)
+
+    @property
+    def noise_multipliers(self):
+        """ndarray of shape (n_charged,): charged noise multipliers, in order."""
+        return np.asarray(self._z, dtype=float)
+
+    @property
+    def sampling_rates(self):
+        """ndarray of shape (n_charged,): charged sampling rates, in order."""
+        return np.asarray(self._q, dtype=float)
+
+    @property
+    def ledger(self):
+        """tuple of GaussianSteps: the charged steps, run-length encoded."""
+        return compress_ledger(self._z, self._q) if self._z else ()
+
+
+class GaussianPrivacyFilter(_PrivacyFilter):
+    """A privacy filter for full-batch Gaussian steps: refuses overspending steps.
 
     Keeps the ledger of the noise multipliers charged so far and the budget ``mu``.
     A step is charged *before* it runs: if ``sqrt(spent^2 + z^-2)`` would exceed the
@@ -358,6 +516,8 @@ class GaussianPrivacyFilter:
         The noise multipliers charged, in order (units of the sensitivity).
     mu_spent : float
         ``sqrt(sum z_t^-2)`` over the charged steps.
+    ledger : tuple of GaussianSteps
+        The charged steps, run-length encoded.
 
     Raises
     ------
@@ -366,21 +526,24 @@ class GaussianPrivacyFilter:
     """
 
     def __init__(self, mu):
+        super().__init__()
         self.mu = _check_positive(mu, "mu")
-        self._charged = []
         self._spent_sq = 0.0
 
-    def charge(self, noise_multiplier):
-        """Record one Gaussian step with noise multiplier ``z`` (> 0), or refuse it.
+    def charge(self, noise_multiplier, sampling_rate=1.0):
+        """Record one full-batch Gaussian step with noise multiplier ``z``, or refuse.
 
         Raises
         ------
         ValueError
-            If ``noise_multiplier`` is not > 0.
+            If ``noise_multiplier`` is not > 0 or ``sampling_rate != 1`` (GDP has
+            no closed form for subsampled steps: use :class:`RdpPrivacyFilter`).
         BudgetExhaustedError
             If the step would take the spent ``mu`` above the budget.
         """
         z = _check_positive(noise_multiplier, "noise_multiplier", allow_inf=True)
+        if sampling_rate != 1.0:
+            raise ValueError("GaussianPrivacyFilter takes full-batch steps only.")
         new_sq = self._spent_sq + 1.0 / (z * z)
         if math.sqrt(new_sq) > self.mu:
             raise BudgetExhaustedError(
@@ -388,11 +551,7 @@ class GaussianPrivacyFilter:
                 f"mu={math.sqrt(new_sq):.6g} > budget mu={self.mu:.6g}."
             )
         self._spent_sq = new_sq
-        self._charged.append(z)
-
-    @property
-    def noise_multipliers(self):
-        return np.asarray(self._charged, dtype=float)
+        self._record(z, 1.0)
 
     @property
     def mu_spent(self):
@@ -400,6 +559,126 @@ class GaussianPrivacyFilter:
 
     def __repr__(self):
         return (
-            f"GaussianPrivacyFilter(mu={self.mu!r}, steps={len(self._charged)}, "
+            f"GaussianPrivacyFilter(mu={self.mu!r}, steps={len(self._z)}, "
             f"mu_spent={self.mu_spent:.6g})"
+        )
+
+
+class RdpPrivacyFilter(_PrivacyFilter):
+    """A privacy filter for Poisson-subsampled Gaussian steps, by Rényi DP.
+
+    Keeps the running RDP curve of the charged steps; a step whose RDP would take
+    the converted epsilon above ``epsilon`` (at ``delta``) is refused with
+    :class:`~sklearn_dpgd.exceptions.BudgetExhaustedError` before it runs. With
+    adaptively chosen noise, an RDP filter remains valid (Feldman & Zrnic, NeurIPS
+    2021, Thm 3.1).
+
+    Parameters
+    ----------
+    epsilon : float
+        Budget, > 0.
+    delta : float
+        In (0, 1).
+
+    Attributes
+    ----------
+    epsilon_spent : float
+        Epsilon (at ``delta``) of the charged steps; 0.0 before any step.
+    ledger : tuple of GaussianSteps
+        The charged steps, run-length encoded.
+
+    Raises
+    ------
+    ValueError
+        If ``epsilon`` or ``delta`` is invalid.
+    """
+
+    def __init__(self, epsilon, delta):
+        from ._subsampled import DEFAULT_ORDERS
+
+        super().__init__()
+        self.epsilon = _check_positive(epsilon, "epsilon")
+        self.delta = _check_delta(delta)
+        self._orders = DEFAULT_ORDERS
+        self._rdp = np.zeros(len(DEFAULT_ORDERS))
+        self.epsilon_spent = 0.0
+        self._reserved = []  # approved steps not run yet, in order, reversed
+        self._reserved_state = None
+
+    def reserve(self, noise_multipliers, sampling_rates):
+        """Approve a whole pre-planned run at once, before any of it runs.
+
+        One vectorised RDP evaluation of all the steps (instead of one per step);
+        the run is refused as a whole if it would overspend. Later :meth:`charge`
+        calls for exactly these steps, in order, are then only recorded. The
+        guarantee is that of charging them one by one: nothing runs unless the
+        whole sequence fits.
+
+        Parameters
+        ----------
+        noise_multipliers : array-like of shape (n_steps,)
+        sampling_rates : float or array-like of shape (n_steps,)
+
+        Raises
+        ------
+        BudgetExhaustedError
+            If the planned steps would spend more than the budget.
+        ValueError
+            If a step is invalid, or a reservation is already pending.
+        """
+        from ._subsampled import poisson_gaussian_rdp, rdp_epsilon
+
+        if self._reserved:
+            raise ValueError("a reservation is already pending.")
+        z = np.atleast_1d(np.asarray(noise_multipliers, dtype=float))
+        q = np.broadcast_to(np.asarray(sampling_rates, dtype=float), z.shape)
+        rdp = self._rdp + poisson_gaussian_rdp(z, q, self._orders)
+        eps = rdp_epsilon(rdp, self._orders, self.delta)
+        if eps > self.epsilon:
+            raise BudgetExhaustedError(
+                f"the planned {z.shape[0]} steps would spend epsilon={eps:.6g} > "
+                f"budget epsilon={self.epsilon:.6g}."
+            )
+        self._reserved = list(zip(z[::-1].tolist(), q[::-1].tolist(), strict=True))
+        self._reserved_state = (rdp, eps)
+
+    def charge(self, noise_multiplier, sampling_rate=1.0):
+        """Record one Poisson-subsampled Gaussian step, or refuse it.
+
+        Raises
+        ------
+        ValueError
+            If ``noise_multiplier <= 0`` or ``sampling_rate`` is outside (0, 1].
+        BudgetExhaustedError
+            If the step would take the epsilon above the budget.
+        """
+        from ._subsampled import poisson_gaussian_rdp, rdp_epsilon
+
+        if self._reserved:
+            if self._reserved[-1] != (float(noise_multiplier), float(sampling_rate)):
+                raise ValueError("step does not match the reserved plan.")
+            self._reserved.pop()
+            self._record(float(noise_multiplier), float(sampling_rate))
+            if not self._reserved:  # the whole approved plan has run
+                self._rdp, self.epsilon_spent = self._reserved_state
+            return
+        step = GaussianSteps(noise_multiplier, sampling_rate)
+        rdp = self._rdp + poisson_gaussian_rdp(
+            [step.noise_multiplier], [step.sampling_rate], self._orders
+        )
+        eps = rdp_epsilon(rdp, self._orders, self.delta)
+        if eps > self.epsilon:
+            raise BudgetExhaustedError(
+                f"a step with noise_multiplier={step.noise_multiplier:.6g}, "
+                f"sampling_rate={step.sampling_rate:.6g} would spend "
+                f"epsilon={eps:.6g} > budget epsilon={self.epsilon:.6g}."
+            )
+        self._rdp = rdp
+        self.epsilon_spent = eps
+        self._record(step.noise_multiplier, step.sampling_rate)
+
+    def __repr__(self):
+        return (
+            f"RdpPrivacyFilter(epsilon={self.epsilon!r}, delta={self.delta!r}, "
+            f"steps={len(self._z)}, epsilon_spent={self.epsilon_spent:.6g})"
         )

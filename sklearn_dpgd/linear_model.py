@@ -1,5 +1,6 @@
 """Differentially private linear classifiers trained by noisy gradient descent."""
 
+import math
 import warnings
 from numbers import Integral, Real
 
@@ -8,7 +9,7 @@ import scipy.sparse as sp
 from scipy.special import expit, log_expit, log_softmax, softmax
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -17,13 +18,14 @@ from ._oracle import PrivateGradientOracle
 from ._solver import noisy_gradient_descent
 from .accounting import (
     GaussianPrivacyFilter,
-    calibrate_noise_multipliers,
+    RdpPrivacyFilter,
     gdp_epsilon,
     gdp_mu,
     gdp_mu_from_noise_multipliers,
+    ledger_epsilon,
 )
 from .exceptions import PrivacyLeakWarning, WeakPrivacyWarning
-from .schedules import UniformSchedule, auto_max_iter
+from .schedules import NoiseSchedule, ScheduleContext, UniformSchedule, auto_max_iter
 
 __all__ = ["DPHuberSVM", "DPLogisticRegression"]
 
@@ -41,11 +43,13 @@ class _BaseDPLinearClassifier(ClassifierMixin, BaseEstimator):
     _parameter_constraints = {
         "epsilon": [Interval(Real, 0, None, closed="neither")],
         "delta": [Interval(Real, 0, 1, closed="neither")],
-        "schedule": [HasMethods(["noise_multipliers"]), None],
+        "schedule": [NoiseSchedule, None],
         "max_iter": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
         "learning_rate": [Interval(Real, 0, None, closed="neither")],
         "momentum": [Interval(Real, 0, 1, closed="left")],
         "average": [Interval(Real, 0, 1, closed="both")],
+        "batch_size": [Interval(Integral, 1, None, closed="left"), None],
+        "accountant": [StrOptions({"rdp", "pld"})],
         "clip_norm": [Interval(Real, 0, None, closed="neither")],
         "alpha": [Interval(Real, 0, None, closed="left")],
         "fit_intercept": ["boolean"],
@@ -57,6 +61,14 @@ class _BaseDPLinearClassifier(ClassifierMixin, BaseEstimator):
 
     def _huber_width(self):
         return 0.5
+
+    def _loss_constants(self, n_outputs):
+        """(margin smoothness, loss at zero) of this loss: public constants."""
+        if self._loss == "logistic":
+            if n_outputs == 1:
+                return 0.25, math.log(2.0)
+            return 0.5, math.log(n_outputs)
+        return 1.0 / (2.0 * self._huber_width()), 1.0
 
     def _resolve_schedule(self):
         return UniformSchedule() if self.schedule is None else self.schedule
@@ -171,9 +183,34 @@ class _BaseDPLinearClassifier(ClassifierMixin, BaseEstimator):
                 stacklevel=2,
             )
 
+        sampling_rate = 1.0
+        if self.batch_size is not None:
+            if self.neighboring == "replace":
+                raise ValueError(
+                    "batch_size (Poisson subsampling) is accounted for under "
+                    "add/remove-one neighbouring only; use neighboring='add_remove'."
+                )
+            sampling_rate = min(1.0, self.batch_size / n_samples)
+        sensitivity = _SENSITIVITY_FACTOR[self.neighboring] * float(self.clip_norm)
+        margin_smoothness, initial_loss = self._loss_constants(n_outputs)
+        context = ScheduleContext(
+            epsilon=float(self.epsilon),
+            delta=float(self.delta),
+            n_samples=n_samples,
+            n_features=n_features,
+            n_outputs=n_outputs,
+            fit_intercept=bool(self.fit_intercept),
+            clip_norm=float(self.clip_norm),
+            sensitivity=sensitivity,
+            alpha=float(self.alpha),
+            margin_smoothness=margin_smoothness,
+            initial_loss=initial_loss,
+            sampling_rate=sampling_rate,
+        )
+
         self.schedule_ = self._resolve_schedule()
         if self.max_iter == "auto":
-            n_steps = auto_max_iter(
+            n_steps = self.schedule_.horizon(context) or auto_max_iter(
                 self.epsilon,
                 self.delta,
                 n_samples,
@@ -184,18 +221,29 @@ class _BaseDPLinearClassifier(ClassifierMixin, BaseEstimator):
             )
         else:
             n_steps = int(self.max_iter)
-        profile = np.asarray(self.schedule_.noise_multipliers(n_steps), dtype=float)
-        if profile.shape != (n_steps,):
+        noise_multipliers, learning_rates = self.schedule_.plan(n_steps, context)
+        noise_multipliers = np.asarray(noise_multipliers, dtype=float)
+        n_run = noise_multipliers.shape[0]
+        if noise_multipliers.ndim != 1 or not 1 <= n_run <= n_steps:
             raise ValueError(
-                f"schedule.noise_multipliers({n_steps}) returned shape "
-                f"{profile.shape}, expected ({n_steps},)."
+                f"schedule.plan({n_steps}) returned noise multipliers of shape "
+                f"{noise_multipliers.shape}, expected (T,) with 1 <= T <= {n_steps}."
             )
-        noise_multipliers = calibrate_noise_multipliers(
-            profile, self.epsilon, self.delta
-        )
-        learning_rates = np.full(n_steps, float(self.learning_rate))
+        if learning_rates is None:
+            learning_rates = np.full(n_run, float(self.learning_rate))
+        learning_rates = np.asarray(learning_rates, dtype=float)
+        if learning_rates.shape != (n_run,) or not np.all(learning_rates > 0):
+            raise ValueError(
+                f"schedule learning rates must be positive with shape ({n_run},), "
+                f"got shape {learning_rates.shape}."
+            )
 
-        privacy_filter = GaussianPrivacyFilter(gdp_mu(self.epsilon, self.delta))
+        if sampling_rate < 1.0:
+            privacy_filter = RdpPrivacyFilter(self.epsilon, self.delta)
+            # Approve the whole data-independent plan before any data is read.
+            privacy_filter.reserve(noise_multipliers, sampling_rate)
+        else:
+            privacy_filter = GaussianPrivacyFilter(gdp_mu(self.epsilon, self.delta))
         seed = check_random_state(self.random_state).randint(
             0, 2**32, size=4, dtype=np.uint64
         )
@@ -206,10 +254,11 @@ class _BaseDPLinearClassifier(ClassifierMixin, BaseEstimator):
             loss=_losses.LOSS_CODES[self._loss],
             huber_width=self._huber_width(),
             clip_norm=float(self.clip_norm),
-            sensitivity=_SENSITIVITY_FACTOR[self.neighboring] * self.clip_norm,
+            sensitivity=sensitivity,
             fit_intercept=bool(self.fit_intercept),
             privacy_filter=privacy_filter,
             rng=np.random.default_rng(seed),
+            sampling_rate=sampling_rate,
         )
         coef, intercept, n_iter = noisy_gradient_descent(
             oracle,
@@ -227,9 +276,24 @@ class _BaseDPLinearClassifier(ClassifierMixin, BaseEstimator):
         ).astype(X.dtype)
         self.n_iter_ = n_iter
         self.noise_multipliers_ = privacy_filter.noise_multipliers
-        self.mu_ = gdp_mu_from_noise_multipliers(self.noise_multipliers_)
+        self.ledger_ = privacy_filter.ledger
         self.delta_ = float(self.delta)
-        self.epsilon_ = gdp_epsilon(self.mu_, self.delta_)
+        if sampling_rate < 1.0:
+            # No closed form for subsampled steps: RDP (an upper bound, the one the
+            # filter enforced) or, on request, the tighter PLD.
+            self.mu_ = None
+            self.epsilon_ = (
+                privacy_filter.epsilon_spent
+                if self.accountant == "rdp"
+                # Both are upper bounds, so their minimum is one too.
+                else min(
+                    privacy_filter.epsilon_spent,
+                    ledger_epsilon(self.ledger_, self.delta_, accountant="pld"),
+                )
+            )
+        else:
+            self.mu_ = gdp_mu_from_noise_multipliers(self.noise_multipliers_)
+            self.epsilon_ = gdp_epsilon(self.mu_, self.delta_)
         return self
 
     def decision_function(self, X):
@@ -323,6 +387,19 @@ _PARAMS_OPTIMISER = """\
         Fraction of the last iterates whose mean is returned (suffix averaging;
         Rakhlin, Shamir & Sridharan, ICML 2012), in [0, 1]; 0 returns the last
         iterate. Averaging cancels part of the noise of the final steps.
+    batch_size : int or None, default=None
+        Expected batch size of minibatch DP-SGD: each step sums a fresh Poisson
+        sample, every row independently with probability
+        ``q = batch_size / n_samples``, and divides by ``q n_samples``. None is the
+        full batch. Subsampled steps are accounted by the Rényi DP of the sampled
+        Gaussian mechanism (Mironov, Talwar & Zhang 2019), under add/remove-one
+        neighbouring only.
+    accountant : {"rdp", "pld"}, default="rdp"
+        How ``epsilon_`` is reported for subsampled steps (full-batch steps always
+        use the exact GDP closed form). Calibration and the privacy filter always
+        use RDP; "pld" additionally composes the ledger with dp-accounting's
+        privacy-loss distributions (Doroshenko et al. 2022) and reports the
+        smaller, still valid, bound.
     clip_norm : float, default=1.0
         Per-example gradient clipping threshold ``C``: the Frobenius norm over all
         ``n_outputs * (n_features + 1)`` gradient coordinates. Both losses are
@@ -369,9 +446,14 @@ _ATTRIBUTES = """\
         The schedule used.
     noise_multipliers_ : ndarray of shape (n_iter_,)
         Noise std of each step in units of the clipped-gradient sensitivity
-        ``Delta``; the run can be re-audited from this alone (``mu_`` below).
-    mu_ : float
-        GDP parameter spent, ``sqrt(sum_t noise_multipliers_[t] ** -2)``.
+        ``Delta``.
+    ledger_ : tuple of GaussianSteps
+        What ran: (noise multiplier, sampling rate, count) run-length encoded; the
+        fit can be re-audited from it alone with
+        :func:`~sklearn_dpgd.accounting.ledger_epsilon`.
+    mu_ : float or None
+        GDP parameter spent, ``sqrt(sum_t noise_multipliers_[t] ** -2)``, for
+        full-batch runs; None for subsampled ones (no closed form).
     epsilon_ : float
         Epsilon spent at ``delta_``; at most ``epsilon`` (equal up to ~1e-11).
     delta_ : float
@@ -474,6 +556,8 @@ class DPLogisticRegression(_BaseDPLinearClassifier):
         learning_rate=2.0,
         momentum=0.9,
         average=0.5,
+        batch_size=None,
+        accountant="rdp",
         clip_norm=1.0,
         alpha=0.0,
         fit_intercept=True,
@@ -489,6 +573,8 @@ class DPLogisticRegression(_BaseDPLinearClassifier):
         self.learning_rate = learning_rate
         self.momentum = momentum
         self.average = average
+        self.batch_size = batch_size
+        self.accountant = accountant
         self.clip_norm = clip_norm
         self.alpha = alpha
         self.fit_intercept = fit_intercept
@@ -613,6 +699,8 @@ class DPHuberSVM(_BaseDPLinearClassifier):
         learning_rate=0.5,
         momentum=0.9,
         average=0.5,
+        batch_size=None,
+        accountant="rdp",
         h=0.5,
         clip_norm=1.0,
         alpha=0.0,
@@ -629,6 +717,8 @@ class DPHuberSVM(_BaseDPLinearClassifier):
         self.learning_rate = learning_rate
         self.momentum = momentum
         self.average = average
+        self.batch_size = batch_size
+        self.accountant = accountant
         self.h = h
         self.clip_norm = clip_norm
         self.alpha = alpha

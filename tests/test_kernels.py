@@ -56,8 +56,9 @@ def _problem(n, d, K, seed=0, density=None):
     return X, y, W, b
 
 
-def _kernel(X, y, W, b, fit_intercept, clip_norm, loss, h=0.5):
+def _kernel(X, y, W, b, fit_intercept, clip_norm, loss, h=0.5, rows=None):
     code = _losses.LOSS_CODES[loss]
+    rows = np.arange(X.shape[0]) if rows is None else rows
     if sp.issparse(X):
         norms = row_norms_csr(X.data, X.indptr, fit_intercept)
         return clipped_gradient_sum_csr(
@@ -69,13 +70,16 @@ def _kernel(X, y, W, b, fit_intercept, clip_norm, loss, h=0.5):
             W,
             b,
             norms,
+            rows,
             fit_intercept,
             clip_norm,
             code,
             h,
         )
     norms = row_norms(X, fit_intercept)
-    return clipped_gradient_sum(X, y, W, b, norms, fit_intercept, clip_norm, code, h)
+    return clipped_gradient_sum(
+        X, y, W, b, norms, rows, fit_intercept, clip_norm, code, h
+    )
 
 
 @pytest.mark.parametrize("loss", ["logistic", "huber_hinge"])
@@ -176,3 +180,16 @@ def test_result_does_not_depend_on_thread_count():
     finally:
         numba.set_num_threads(before)
     np.testing.assert_array_equal(one, many)
+
+
+@pytest.mark.parametrize("fmt", ["dense", "csr"])
+@pytest.mark.parametrize("K", [1, 3])
+def test_rows_subset_sums_only_the_sampled_rows(fmt, K):
+    X, y, W, b = _problem(BLOCK_ROWS + 300, 7, K, density=0.5)
+    rows = np.flatnonzero(np.random.default_rng(3).random(X.shape[0]) < 0.3)
+    Xk = sp.csr_matrix(X) if fmt == "csr" else X
+    got = _kernel(Xk, y, W, b, True, 0.6, "logistic", rows=rows)
+    want = ref.clipped_gradient_sum(X[rows], y[rows], W, b, True, 0.6, "logistic")
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-11)
+    empty = _kernel(Xk, y, W, b, True, 0.6, "logistic", rows=rows[:0])
+    assert empty.shape == (K, 8) and np.all(empty == 0.0)

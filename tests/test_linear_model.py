@@ -255,14 +255,35 @@ def test_one_class_and_continuous_targets_raise():
         DPLogisticRegression().fit(X, np.linspace(0, 1, 60))
 
 
-def test_schedule_with_wrong_shape_raises():
-    class Bad:
+def test_schedule_returning_a_wrong_plan_raises():
+    from sklearn_dpgd.schedules import NoiseSchedule
+
+    class TooLong(NoiseSchedule):
         def noise_multipliers(self, n_steps):
             return np.ones(n_steps + 1)
 
+    class BadRates(NoiseSchedule):
+        def noise_multipliers(self, n_steps):
+            return np.ones(n_steps)
+
+        def learning_rates(self, n_steps, context):
+            return -np.ones(n_steps)
+
     X, y = _data(n=50)
-    with pytest.raises(ValueError, match="shape"):
-        DPLogisticRegression(schedule=Bad(), max_iter=5).fit(X, y)
+    with pytest.raises(ValueError, match=r"expected \(T,\) with 1 <= T <= 5"):
+        DPLogisticRegression(schedule=TooLong(), max_iter=5).fit(X, y)
+    with pytest.raises(ValueError, match="learning rates must be positive"):
+        DPLogisticRegression(schedule=BadRates(), max_iter=5).fit(X, y)
+
+
+def test_duck_typed_schedule_is_refused():
+    class Duck:
+        def noise_multipliers(self, n_steps):
+            return np.ones(n_steps)
+
+    X, y = _data(n=50)
+    with pytest.raises(ValueError, match="'schedule' parameter .*NoiseSchedule"):
+        DPLogisticRegression(schedule=Duck(), max_iter=5).fit(X, y)
 
 
 def test_works_in_pipeline_grid_search_clone_and_pickle():
