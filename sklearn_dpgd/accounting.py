@@ -249,7 +249,7 @@ def gdp_mu_from_noise_multipliers(noise_multipliers):
 
 
 def gdp_to_zcdp(mu):
-    """zCDP parameter ``rho = mu^2 / 2`` of a composition of Gaussian steps.
+    """Convert a GDP parameter to zCDP: ``rho = mu^2 / 2`` for Gaussian steps.
 
     Parameters
     ----------
@@ -277,7 +277,7 @@ def zcdp_epsilon(rho, delta):
     Parameters
     ----------
     rho : float
-        zCDP parameter, >= 0.
+        The zCDP parameter, >= 0.
     delta : float
         In (0, 1).
 
@@ -439,6 +439,7 @@ def ledger_epsilon(ledger, delta, accountant="auto"):
     Returns
     -------
     epsilon : float
+        The epsilon of the ledger's steps at ``delta`` under ``accountant``.
 
     Raises
     ------
@@ -482,17 +483,17 @@ class _PrivacyFilter:
 
     @property
     def noise_multipliers(self):
-        """ndarray of shape (n_charged,): charged noise multipliers, in order."""
+        """Charged noise multipliers, in order: ndarray of shape (n_charged,)."""
         return np.asarray(self._z, dtype=float)
 
     @property
     def sampling_rates(self):
-        """ndarray of shape (n_charged,): charged sampling rates, in order."""
+        """Charged sampling rates, in order: ndarray of shape (n_charged,)."""
         return np.asarray(self._q, dtype=float)
 
     @property
     def ledger(self):
-        """tuple of GaussianSteps: the charged steps, run-length encoded."""
+        """The charged steps, run-length encoded: tuple of GaussianSteps."""
         return compress_ledger(self._z, self._q) if self._z else ()
 
 
@@ -533,6 +534,13 @@ class GaussianPrivacyFilter(_PrivacyFilter):
     def charge(self, noise_multiplier, sampling_rate=1.0):
         """Record one full-batch Gaussian step with noise multiplier ``z``, or refuse.
 
+        Parameters
+        ----------
+        noise_multiplier : float
+            Noise std of the step in units of the sensitivity, > 0 (inf: no cost).
+        sampling_rate : float, default=1.0
+            Must be 1.0: this filter accounts full-batch steps only.
+
         Raises
         ------
         ValueError
@@ -555,6 +563,7 @@ class GaussianPrivacyFilter(_PrivacyFilter):
 
     @property
     def mu_spent(self):
+        """GDP parameter ``sqrt(sum z_t^-2)`` spent by the charged steps."""
         return math.sqrt(self._spent_sq)
 
     def __repr__(self):
@@ -617,7 +626,9 @@ class RdpPrivacyFilter(_PrivacyFilter):
         Parameters
         ----------
         noise_multipliers : array-like of shape (n_steps,)
+            Noise multipliers of the planned steps, in order.
         sampling_rates : float or array-like of shape (n_steps,)
+            Poisson sampling rates of the planned steps (one value for all).
 
         Raises
         ------
@@ -644,6 +655,13 @@ class RdpPrivacyFilter(_PrivacyFilter):
 
     def charge(self, noise_multiplier, sampling_rate=1.0):
         """Record one Poisson-subsampled Gaussian step, or refuse it.
+
+        Parameters
+        ----------
+        noise_multiplier : float
+            Noise std of the step in units of the sensitivity, > 0.
+        sampling_rate : float, default=1.0
+            Poisson sampling rate ``q`` of the step, in (0, 1].
 
         Raises
         ------

@@ -440,11 +440,11 @@ _ATTRIBUTES = """\
         Number of private steps taken.
     n_features_in_ : int
         Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of features seen during fit, when ``X`` has string column names.
     schedule_ : NoiseSchedule
         The schedule used.
-    noise_multipliers_ : ndarray of shape (n_iter_,)
+    noise_multipliers_ : ndarray of shape (`n_iter_`,)
         Noise std of each step in units of the clipped-gradient sensitivity
         ``Delta``.
     ledger_ : tuple of GaussianSteps
@@ -613,6 +613,7 @@ class DPLogisticRegression(_BaseDPLinearClassifier):
         Returns
         -------
         log_proba : ndarray of shape (n_samples, n_classes)
+            Log-probabilities, columns in the order of ``classes_``.
         """
         scores = self.decision_function(X)
         if scores.ndim == 1:
@@ -697,11 +698,11 @@ class DPHuberSVM(_BaseDPLinearClassifier):
         schedule=None,
         max_iter="auto",
         learning_rate=0.5,
+        h=0.5,
         momentum=0.9,
         average=0.5,
         batch_size=None,
         accountant="rdp",
-        h=0.5,
         clip_norm=1.0,
         alpha=0.0,
         fit_intercept=True,

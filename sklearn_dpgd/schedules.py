@@ -148,6 +148,16 @@ class ScheduleContext:
 
         ``M = s (data_norm^2 + fit_intercept) + alpha`` with ``s`` the margin
         smoothness: the Hessian of a margin loss is ``l''(m) [x,1][x,1]^T``.
+
+        Parameters
+        ----------
+        data_norm : float
+            Public bound on the L2 norm of the rows.
+
+        Returns
+        -------
+        smoothness : float
+            The smoothness constant ``M``.
         """
         return (
             self.margin_smoothness * (data_norm**2 + int(self.fit_intercept))
@@ -170,6 +180,7 @@ class ScheduleContext:
         Returns
         -------
         noise_multipliers : ndarray of shape (n_steps,)
+            Absolute noise multipliers (units of the sensitivity) of the run.
         """
         if self.sampling_rate >= 1.0:
             from .accounting import calibrate_noise_multipliers
@@ -259,6 +270,7 @@ class NoiseSchedule(ABC):
         Parameters
         ----------
         context : ScheduleContext
+            Public quantities of the run (budget, shape of the data, constants).
 
         Returns
         -------
@@ -273,7 +285,9 @@ class NoiseSchedule(ABC):
         Parameters
         ----------
         n_steps : int
+            Number of steps of the run.
         context : ScheduleContext
+            Public quantities of the run (budget, shape of the data, constants).
 
         Returns
         -------
@@ -290,6 +304,7 @@ class NoiseSchedule(ABC):
         n_steps : int
             Requested number of steps.
         context : ScheduleContext
+            Public quantities of the run (budget, shape of the data, constants).
 
         Returns
         -------
@@ -297,6 +312,7 @@ class NoiseSchedule(ABC):
             Noise std per step in units of the sensitivity; ``n_run == n_steps``
             here (the profile calibrated to spend the budget exactly).
         learning_rates : ndarray of shape (n_run,) or None
+            Per-step learning rates, or None for the estimator's ``learning_rate``.
         """
         z = context.calibrate(self.noise_multipliers(n_steps))
         return z, self.learning_rates(n_steps, context)
@@ -624,7 +640,9 @@ class PURSchedule(NoiseSchedule):
         Parameters
         ----------
         n_steps : int
+            Number of steps.
         context : ScheduleContext
+            Public quantities of the run (budget, shape of the data, constants).
 
         Returns
         -------
