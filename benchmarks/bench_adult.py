@@ -34,7 +34,7 @@ from sklearn_dpgd import (
     UniformSchedule,
 )
 from sklearn_dpgd._kernels import clipped_gradient_sum, row_norms
-from sklearn_dpgd.datasets import load_adult, load_bank, paper_preprocessor
+from sklearn_dpgd.datasets import load_benchmark_split, paper_preprocessor
 from sklearn_dpgd.schedules import auto_max_iter
 
 EPSILONS = (0.05, 0.1, 0.2, 0.4, 0.8, 1.6)
@@ -48,14 +48,7 @@ MODELS = {
 
 
 def _prepared(data_home, dataset):
-    if dataset == "adult":
-        X_train, y_train = load_adult(data_home, subset="train")
-        X_test, y_test = load_adult(data_home, subset="test")
-    else:
-        X, y = load_bank(data_home)
-        X_train, X_test, y_train, y_test = train_test_split(
-            X, y, test_size=0.2, stratify=y, random_state=0
-        )
+    X_train, X_test, y_train, y_test = load_benchmark_split(dataset, data_home)
     pre = paper_preprocessor().fit(X_train)
     return (
         np.ascontiguousarray(pre.transform(X_train)),

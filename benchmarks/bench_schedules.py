@@ -37,7 +37,7 @@ from sklearn_dpgd import (
     TimeDecaySchedule,
     UniformSchedule,
 )
-from sklearn_dpgd.datasets import load_adult, load_bank, paper_preprocessor
+from sklearn_dpgd.datasets import load_benchmark_split, paper_preprocessor
 
 EPSILONS = (0.05, 0.1, 0.2, 0.4, 0.8, 1.6)
 DELTA = 1e-8
@@ -53,14 +53,7 @@ TUNING_GRID = [(lr, T) for lr in (0.5, 1.0, 2.0, 4.0) for T in (50, 100, 200, 40
 
 
 def _split(dataset, data_home):
-    if dataset == "adult":
-        X_train, y_train = load_adult(data_home, subset="train")
-        X_test, y_test = load_adult(data_home, subset="test")
-    else:
-        X, y = load_bank(data_home)
-        X_train, X_test, y_train, y_test = train_test_split(
-            X, y, test_size=0.2, stratify=y, random_state=0
-        )
+    X_train, X_test, y_train, y_test = load_benchmark_split(dataset, data_home)
     pre = paper_preprocessor().fit(X_train)
     return (
         pre.transform(X_train),

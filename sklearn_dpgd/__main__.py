@@ -34,16 +34,14 @@ def _load(dataset, data_home):
         split = train_test_split(X, y, test_size=0.2, stratify=y, random_state=0)
         pre = make_pipeline(MinMaxScaler(clip=True), Normalizer())
         return (*split, pre, "breast cancer (scikit-learn), 80/20 stratified split")
-    from .datasets import load_adult, load_bank, paper_preprocessor
+    from .datasets import load_benchmark_split, paper_preprocessor
 
-    if dataset == "adult":
-        X_train, y_train = load_adult(data_home, subset="train")
-        X_test, y_test = load_adult(data_home, subset="test")
-        split = (X_train, X_test, y_train, y_test)
-        return (*split, paper_preprocessor(), "Adult, standard train/test split")
-    X, y = load_bank(data_home)
-    split = train_test_split(X, y, test_size=0.2, stratify=y, random_state=0)
-    return (*split, paper_preprocessor(), "Bank, 80/20 stratified split")
+    description = {
+        "adult": "Adult, standard train/test split",
+        "bank": "Bank, 80/20 stratified split",
+    }[dataset]
+    split = load_benchmark_split(dataset, data_home)
+    return (*split, paper_preprocessor(), description)
 
 
 def run(

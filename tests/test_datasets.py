@@ -355,3 +355,17 @@ def test_paper_preprocessor_on_adult_and_bank():
     Zb = paper_preprocessor().fit_transform(Xb)
     assert Zb.shape == (Xb.shape[0], Xb.shape[1])
     np.testing.assert_allclose(np.linalg.norm(Zb, axis=1), 1.0)
+
+
+def test_load_benchmark_split():
+    from sklearn_dpgd.datasets import load_benchmark_split
+
+    with pytest.raises(ValueError, match="name"):
+        load_benchmark_split("iris", DATA_DIR)
+    if not (DATA_DIR / "bank" / "BANK.dat.gz").exists():
+        pytest.skip(f"real data not found at {DATA_DIR}")
+    X_train, X_test, y_train, y_test = load_benchmark_split("adult", DATA_DIR)
+    assert X_train.shape == (32561, 14) and X_test.shape == (16281, 14)
+    X_train, X_test, y_train, y_test = load_benchmark_split("bank", DATA_DIR)
+    assert len(X_train) == 36168 and len(X_test) == 9043
+    assert abs(y_train.mean() - y_test.mean()) < 1e-3  # stratified
