@@ -169,8 +169,11 @@ class _BaseDPLinearClassifier(ClassifierMixin, BaseEstimator):
             order="C",
             ensure_min_samples=2,
         )
-        if sp.issparse(X):
-            X.sum_duplicates()  # the CSR kernel expects one entry per (row, column)
+        if sp.issparse(X) and not X.has_canonical_format:
+            # Duplicate entries would make the precomputed row norms (and so the
+            # clip factors) wrong; sum them on a copy, never in the caller's matrix.
+            X = X.copy()
+            X.sum_duplicates()
         y_index = self._encode_labels(y)
         n_samples, n_features = X.shape
         n_outputs = 1 if self.classes_.shape[0] == 2 else self.classes_.shape[0]

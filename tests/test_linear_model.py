@@ -546,3 +546,20 @@ def test_pickle_clone_cross_val(Estimator):
     )
     assert clone(fitted).get_params() == est.get_params()
     assert cross_val_score(est, X, y, cv=3).shape == (3,)
+
+
+def test_csr_duplicates_are_summed_without_touching_the_input():
+    # Two stored entries (0.4, 0.4) in one cell are one value 0.8: its row norm
+    # must be 0.8, not sqrt(2) * 0.4, or the clip would let the row exceed C.
+    data = np.array([0.4, 0.4, 0.5, 0.9, 0.1, 0.7])
+    indices = np.array([0, 0, 1, 1, 0, 1])
+    indptr = np.array([0, 3, 4, 6])
+    X = sp.csr_matrix((data, indices, indptr), shape=(3, 2))
+    y = np.array([0, 1, 1])
+    before = (X.data.copy(), X.indices.copy(), X.indptr.copy())
+    kw = dict(max_iter=5, clip_norm=0.3, classes=[0, 1], random_state=0)
+    a = DPLogisticRegression(**kw).fit(X, y)
+    for got, want in zip((X.data, X.indices, X.indptr), before, strict=True):
+        np.testing.assert_array_equal(got, want)
+    b = DPLogisticRegression(**kw).fit(X.toarray(), y)
+    np.testing.assert_allclose(a.coef_, b.coef_, rtol=1e-12, atol=1e-14)
