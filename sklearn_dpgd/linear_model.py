@@ -14,6 +14,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _losses
+from ._dask import check_fit_data, is_dask_collection, map_rows
 from ._oracle import PrivateGradientOracle
 from ._solver import noisy_gradient_descent
 from .accounting import (
@@ -117,6 +118,24 @@ class _BaseDPLinearClassifier(ClassifierMixin, BaseEstimator):
         self.classes_ = classes
         return np.searchsorted(classes, y).astype(np.int64)
 
+    def _validate_fit_data(self, X, y):
+        """Validate in-memory ``(X, y)``; return ``(X, y_index)``."""
+        X, y = validate_data(
+            self,
+            X,
+            y,
+            accept_sparse="csr",
+            dtype=[np.float64, np.float32],
+            order="C",
+            ensure_min_samples=2,
+        )
+        if sp.issparse(X) and not X.has_canonical_format:
+            # Duplicate entries would make the precomputed row norms (and so the
+            # clip factors) wrong; sum them on a copy, never in the caller's matrix.
+            X = X.copy()
+            X.sum_duplicates()
+        return X, self._encode_labels(y)
+
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         """Train the model with ``(epsilon, delta)``-differential privacy.
@@ -160,21 +179,11 @@ class _BaseDPLinearClassifier(ClassifierMixin, BaseEstimator):
         influence above ``clip_norm`` and break the guarantee.
         """
         self._check_finite_params()
-        X, y = validate_data(
-            self,
-            X,
-            y,
-            accept_sparse="csr",
-            dtype=[np.float64, np.float32],
-            order="C",
-            ensure_min_samples=2,
-        )
-        if sp.issparse(X) and not X.has_canonical_format:
-            # Duplicate entries would make the precomputed row norms (and so the
-            # clip factors) wrong; sum them on a copy, never in the caller's matrix.
-            X = X.copy()
-            X.sum_duplicates()
-        y_index = self._encode_labels(y)
+        if is_dask_collection(X) or is_dask_collection(y):
+            # Rows stay on the Dask workers; the oracle sums their chunks there.
+            X, y_index = check_fit_data(self, X, y)
+        else:
+            X, y_index = self._validate_fit_data(X, y)
         n_samples, n_features = X.shape
         n_outputs = 1 if self.classes_.shape[0] == 2 else self.classes_.shape[0]
         if self.delta >= 1.0 / n_samples:
@@ -313,6 +322,8 @@ class _BaseDPLinearClassifier(ClassifierMixin, BaseEstimator):
             Binary: positive values favour ``classes_[1]``. Multiclass: one column
             per class, in the order of ``classes_``.
         """
+        if is_dask_collection(X):
+            return map_rows(self, "decision_function", X)
         check_is_fitted(self)
         X = validate_data(
             self, X, accept_sparse="csr", dtype=[np.float64, np.float32], reset=False
@@ -333,6 +344,8 @@ class _BaseDPLinearClassifier(ClassifierMixin, BaseEstimator):
         y_pred : ndarray of shape (n_samples,)
             Labels from ``classes_``.
         """
+        if is_dask_collection(X):
+            return map_rows(self, "predict", X)
         scores = self.decision_function(X)
         if scores.ndim == 1:
             return self.classes_[(scores > 0).astype(int)]
@@ -599,6 +612,8 @@ class DPLogisticRegression(_BaseDPLinearClassifier):
         proba : ndarray of shape (n_samples, n_classes)
             Columns in the order of ``classes_``.
         """
+        if is_dask_collection(X):
+            return map_rows(self, "predict_proba", X)
         scores = self.decision_function(X)
         if scores.ndim == 1:
             p = expit(scores)
@@ -618,6 +633,8 @@ class DPLogisticRegression(_BaseDPLinearClassifier):
         log_proba : ndarray of shape (n_samples, n_classes)
             Log-probabilities, columns in the order of ``classes_``.
         """
+        if is_dask_collection(X):
+            return map_rows(self, "predict_log_proba", X)
         scores = self.decision_function(X)
         if scores.ndim == 1:
             return np.column_stack([log_expit(-scores), log_expit(scores)])
