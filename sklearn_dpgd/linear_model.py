@@ -142,12 +142,14 @@ class _BaseDPLinearClassifier(ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : {array-like, sparse matrix, pandas DataFrame} of shape \
+        X : {array-like, sparse matrix, pandas DataFrame, dask array} of shape \
                 (n_samples, n_features)
             Training data; finite values, float32 kept as float32, sparse input as
             CSR (other sparse formats are converted). Rows need no bound:
-            per-example gradients are clipped.
-        y : array-like of shape (n_samples,)
+            per-example gradients are clipped. A row-chunked ``dask.array.Array``
+            (with a dask ``y``) is trained on where its chunks live, with the same
+            guarantee (user guide, "Training on data larger than memory").
+        y : array-like or dask array of shape (n_samples,)
             Target labels.
 
         Returns
@@ -164,7 +166,8 @@ class _BaseDPLinearClassifier(ClassifierMixin, BaseEstimator):
             ``y`` have different lengths.
         TypeError
             If a parameter has a wrong type (e.g. ``schedule`` without a
-            ``noise_multipliers`` method).
+            ``noise_multipliers`` method), or only one of ``X`` and ``y`` is a
+            dask array.
 
         Warns
         -----
@@ -313,14 +316,15 @@ class _BaseDPLinearClassifier(ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : {array-like, sparse matrix, pandas DataFrame} of shape \
+        X : {array-like, sparse matrix, pandas DataFrame, dask array} of shape \
                 (n_samples, n_features)
 
         Returns
         -------
-        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
+        scores : ndarray or dask array of shape (n_samples,) or (n_samples, n_classes)
             Binary: positive values favour ``classes_[1]``. Multiclass: one column
             per class, in the order of ``classes_``.
+            A lazy dask array, row-chunked as ``X``, for dask input.
         """
         if is_dask_collection(X):
             return map_rows(self, "decision_function", X)
@@ -336,13 +340,14 @@ class _BaseDPLinearClassifier(ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : {array-like, sparse matrix, pandas DataFrame} of shape \
+        X : {array-like, sparse matrix, pandas DataFrame, dask array} of shape \
                 (n_samples, n_features)
 
         Returns
         -------
-        y_pred : ndarray of shape (n_samples,)
+        y_pred : ndarray or dask array of shape (n_samples,)
             Labels from ``classes_``.
+            A lazy dask array, row-chunked as ``X``, for dask input.
         """
         if is_dask_collection(X):
             return map_rows(self, "predict", X)
@@ -604,13 +609,14 @@ class DPLogisticRegression(_BaseDPLinearClassifier):
 
         Parameters
         ----------
-        X : {array-like, sparse matrix, pandas DataFrame} of shape \
+        X : {array-like, sparse matrix, pandas DataFrame, dask array} of shape \
                 (n_samples, n_features)
 
         Returns
         -------
-        proba : ndarray of shape (n_samples, n_classes)
+        proba : ndarray or dask array of shape (n_samples, n_classes)
             Columns in the order of ``classes_``.
+            A lazy dask array, row-chunked as ``X``, for dask input.
         """
         if is_dask_collection(X):
             return map_rows(self, "predict_proba", X)
@@ -625,13 +631,14 @@ class DPLogisticRegression(_BaseDPLinearClassifier):
 
         Parameters
         ----------
-        X : {array-like, sparse matrix, pandas DataFrame} of shape \
+        X : {array-like, sparse matrix, pandas DataFrame, dask array} of shape \
                 (n_samples, n_features)
 
         Returns
         -------
-        log_proba : ndarray of shape (n_samples, n_classes)
+        log_proba : ndarray or dask array of shape (n_samples, n_classes)
             Log-probabilities, columns in the order of ``classes_``.
+            A lazy dask array, row-chunked as ``X``, for dask input.
         """
         if is_dask_collection(X):
             return map_rows(self, "predict_log_proba", X)
