@@ -6,7 +6,8 @@ runs the kernel of :mod:`sklearn_dpgd._kernels` on its chunks, the chunk sums ar
 added in chunk order on a worker, and only the ``(K, n_features + 1)``
 total reaches the client, where :class:`~sklearn_dpgd._oracle.PrivateGradientOracle`
 charges the filter, adds the Gaussian noise (from the estimator's generator) and
-divides, exactly as for NumPy input. The guarantee is therefore the NumPy path's:
+divides, exactly as for NumPy input. Every row lies in exactly one chunk, so the
+total has the sensitivity of the NumPy sum and the guarantee is the NumPy path's:
 the privacy-critical sequence is not duplicated here, only the sum is distributed.
 
 What reaches the client: per step one clipped-gradient sum; at validation the chunk
