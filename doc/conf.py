@@ -74,8 +74,8 @@ numpydoc_validation_exclude = {
     r"\.(set_\w+_request|get_params|set_params|get_metadata_routing|score)$",
 }
 
-# Links to the Python, NumPy, SciPy and scikit-learn docs need their inventories from
-# the network; the default build must pass offline with -W, so they are opt-in:
+# Links to the Python, NumPy, SciPy, scikit-learn and Dask docs need their inventories
+# from the network; the default build must pass offline with -W, so they are opt-in:
 # SKLEARN_DPGD_DOC_INTERSPHINX=1 sphinx-build -W -b html doc doc/_build/html
 intersphinx_mapping = {}
 if os.environ.get("SKLEARN_DPGD_DOC_INTERSPHINX"):
@@ -84,6 +84,7 @@ if os.environ.get("SKLEARN_DPGD_DOC_INTERSPHINX"):
         "numpy": ("https://numpy.org/doc/stable/", None),
         "scipy": ("https://docs.scipy.org/doc/scipy/", None),
         "sklearn": ("https://scikit-learn.org/stable/", None),
+        "dask": ("https://docs.dask.org/en/stable/", None),
     }
 
 # -- HTML ------------------------------------------------------------------

@@ -4,11 +4,19 @@ Every answer it gives is privatised, and every call is charged to the privacy fi
 *before* it touches the data: a call that would overspend raises
 :class:`~sklearn_dpgd.exceptions.BudgetExhaustedError` and computes nothing.
 Optimisers (``_solver.py``) see only what the oracle returns.
+
+Where the rows live is a pluggable *data backend*: :class:`LocalRows` (NumPy or CSR in
+this process) or :class:`sklearn_dpgd._dask.DaskRows` (row chunks in the memory of
+Dask workers). A backend only returns the clipped-gradient sum (or the clipped
+objective sums along a direction) of the kernels in :mod:`sklearn_dpgd._kernels`
+over all rows or a Poisson sample of them; charging the filter, adding the noise and
+dividing by the batch size happen here, once, for every backend.
 """
 
 import numpy as np
 import scipy.sparse as sp
 
+from ._dask import DaskRows, is_dask_collection
 from ._kernels import (
     clipped_gradient_sum,
     clipped_gradient_sum_csr,
@@ -20,15 +28,104 @@ from ._kernels import (
 from .accounting import NoisyMaxSteps, SparseVectorSteps
 
 
+class LocalRows:
+    """Data backend of rows held in this process (dense C-contiguous or CSR).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features), C-contiguous, or CSR matrix
+        Private features (float32 or float64), validated finite, CSR duplicates
+        summed.
+    y : ndarray of shape (n_samples,), int64
+        Private labels as class indices.
+    fit_intercept : bool
+        Whether the row norms include the intercept's constant 1 (computed once).
+    """
+
+    def __init__(self, X, y, *, fit_intercept):
+        self._sparse = sp.issparse(X)
+        if self._sparse:
+            self._csr = (X.data, X.indices, X.indptr, X.shape[1])
+            self._row_norms = row_norms_csr(X.data, X.indptr, fit_intercept)
+        else:
+            self._X = X
+            self._row_norms = row_norms(X, fit_intercept)
+        self._y = y
+        self.n_samples, self.n_features = X.shape
+        self._all_rows = np.arange(self.n_samples, dtype=np.int64)
+
+    def clipped_sum(self, W, b, kernel_args, sampling_rate, rng):
+        """Clipped-gradient sum over all rows or a Poisson sample (no noise).
+
+        Parameters
+        ----------
+        W : ndarray of shape (K, n_features), float64
+        b : ndarray of shape (K,), float64
+        kernel_args : tuple
+            ``(fit_intercept, clip_norm, loss, h)`` of the kernel.
+        sampling_rate : float
+            ``q``; below 1, one uniform per row is drawn from ``rng`` and the rows
+            with ``u < q`` are summed. At 1 nothing is drawn.
+        rng : numpy.random.Generator
+            The oracle's generator (shared with the noise).
+
+        Returns
+        -------
+        grad_sum : ndarray of shape (K, n_features + 1), float64
+        """
+        rows = self._sample(sampling_rate, rng)
+        args = (W, b, self._row_norms, rows, *kernel_args)
+        if self._sparse:
+            data, indices, indptr, d = self._csr
+            return clipped_gradient_sum_csr(data, indices, indptr, d, self._y, *args)
+        return clipped_gradient_sum(self._X, self._y, *args)
+
+    def _sample(self, sampling_rate, rng):
+        if sampling_rate < 1.0:
+            # The sample is drawn outside the kernel; which rows were drawn is never
+            # returned (only privatised values leave the oracle).
+            return np.flatnonzero(rng.random(self.n_samples) < sampling_rate)
+        return self._all_rows
+
+    def objective_along(self, W, b, D, db, etas, objective_args, sampling_rate, rng):
+        """Clipped objective sums at ``theta - eta D`` for each eta (no noise).
+
+        Parameters
+        ----------
+        W, D : ndarray of shape (K, n_features), float64
+        b, db : ndarray of shape (K,), float64
+        etas : ndarray of shape (n_etas,), float64
+        objective_args : tuple
+            ``(fit_intercept, objective_clip, loss, h)`` of the kernel.
+        sampling_rate : float
+            ``q`` of a fresh Poisson sample (1: all rows, nothing drawn).
+        rng : numpy.random.Generator
+
+        Returns
+        -------
+        sums : ndarray of shape (n_etas,), float64
+        """
+        rows = self._sample(sampling_rate, rng)
+        args = (W, b, D, db, etas, rows, *objective_args)
+        if self._sparse:
+            data, indices, indptr, d = self._csr
+            return clipped_objective_along_csr(data, indices, indptr, d, self._y, *args)
+        return clipped_objective_along(self._X, self._y, *args)
+
+
 class PrivateGradientOracle:
     """Noisy clipped gradients of a linear model with K outputs (Gaussian mechanism).
 
     Parameters
     ----------
-    X : ndarray of shape (n_samples, n_features), C-contiguous, or CSR matrix
-        Private features (float32 or float64), validated finite.
-    y : ndarray of shape (n_samples,), int64
-        Private labels as class indices (0/1 when ``n_outputs == 1``).
+    X : ndarray of shape (n_samples, n_features), C-contiguous, CSR matrix or \
+            dask.array.Array
+        Private features (float32 or float64), validated finite. A dask array
+        (validated by :func:`sklearn_dpgd._dask.check_fit_data`, chunked by rows
+        only) selects the :class:`~sklearn_dpgd._dask.DaskRows` backend.
+    y : ndarray or dask.array.Array of shape (n_samples,), int64
+        Private labels as class indices (0/1 when ``n_outputs == 1``), with the
+        row chunks of ``X`` when it is a dask array.
     n_outputs : int
         K: 1 for binary models, the number of classes otherwise.
     loss : int
@@ -47,7 +144,8 @@ class PrivateGradientOracle:
         The ledger charged for each call (the selection queries need a
         :class:`~sklearn_dpgd.accounting.RenyiPrivacyFilter`).
     rng : numpy.random.Generator
-        Source of the Gaussian noise and of the Poisson samples.
+        Source of the Gaussian noise and of the Poisson samples (for dask data: of
+        the per-chunk seeds of the samples, drawn by the client).
     sampling_rate : float, default=1.0
         ``q``: each step sums each row independently with probability ``q``
         (Poisson sampling, as the accounting of Mironov, Talwar & Zhang 2019
@@ -70,32 +168,20 @@ class PrivateGradientOracle:
         rng,
         sampling_rate=1.0,
     ):
-        self._sparse = sp.issparse(X)
-        if self._sparse:
-            self._csr = (X.data, X.indices, X.indptr, X.shape[1])
-            self._row_norms = row_norms_csr(X.data, X.indptr, fit_intercept)
+        if is_dask_collection(X):
+            self._rows = DaskRows(X, y, fit_intercept=fit_intercept)
         else:
-            self._X = X
-            self._row_norms = row_norms(X, fit_intercept)
-        self._y = y
-        self._loss = loss
-        self._h = huber_width
+            self._rows = LocalRows(X, y, fit_intercept=fit_intercept)
+        self._kernel_args = (fit_intercept, clip_norm, loss, huber_width)
         self._clip_norm = clip_norm
+        self._loss, self._h = loss, huber_width
         self._sensitivity = sensitivity
         self._fit_intercept = fit_intercept
         self.privacy_filter = privacy_filter
         self._rng = rng
-        self.n_samples, self.n_features = X.shape
+        self.n_samples, self.n_features = self._rows.n_samples, self._rows.n_features
         self.n_outputs = n_outputs
         self.sampling_rate = float(sampling_rate)
-        self._all_rows = np.arange(self.n_samples, dtype=np.int64)
-
-    def _sample(self, sampling_rate):
-        if sampling_rate < 1.0:
-            # The sample is drawn outside the kernel; which rows were drawn is never
-            # returned (only privatised values leave the oracle).
-            return np.flatnonzero(self._rng.random(self.n_samples) < sampling_rate)
-        return self._all_rows
 
     def noisy_gradient(self, W, b, noise_multiplier, clip_norm=None):
         """Private mean gradient ``(sum_{i in S} clip(g_i, C) + N(0, (z D)^2 I)) / B``.
@@ -133,46 +219,26 @@ class PrivateGradientOracle:
         and added by the solver). ``n`` is treated as public.
         """
         self.privacy_filter.charge(noise_multiplier, self.sampling_rate)
-        rows = self._sample(self.sampling_rate)
         clip = self._clip_norm if clip_norm is None else float(clip_norm)
-        args = (
-            W,
-            b,
-            self._row_norms,
-            rows,
-            self._fit_intercept,
-            clip,
-            self._loss,
-            self._h,
-        )
-        if self._sparse:
-            data, indices, indptr, d = self._csr
-            grad = clipped_gradient_sum_csr(data, indices, indptr, d, self._y, *args)
-        else:
-            grad = clipped_gradient_sum(self._X, self._y, *args)
+        kernel_args = (self._fit_intercept, clip, self._loss, self._h)
+        grad = self._rows.clipped_sum(W, b, kernel_args, self.sampling_rate, self._rng)
         width = self.n_features + 1 if self._fit_intercept else self.n_features
         sigma = noise_multiplier * self._sensitivity * (clip / self._clip_norm)
         grad[:, :width] += sigma * self._rng.standard_normal((self.n_outputs, width))
         grad /= self.sampling_rate * self.n_samples
         return grad
 
-    def _objective_along(self, W, b, D, db, etas, rows, objective_clip):
-        args = (
-            W,
-            b,
-            D,
-            db,
-            np.ascontiguousarray(etas, dtype=float),
-            rows,
+    def _objective_along(self, W, b, D, db, etas, sampling_rate, objective_clip):
+        objective_args = (
             self._fit_intercept,
             float(objective_clip),
             self._loss,
             self._h,
         )
-        if self._sparse:
-            data, indices, indptr, d = self._csr
-            return clipped_objective_along_csr(data, indices, indptr, d, self._y, *args)
-        return clipped_objective_along(self._X, self._y, *args)
+        etas = np.ascontiguousarray(etas, dtype=float)
+        return self._rows.objective_along(
+            W, b, D, db, etas, objective_args, sampling_rate, self._rng
+        )
 
     def _objective_sensitivity(self, objective_clip):
         # A row moves each clipped-objective sum by at most C_obj when added or
@@ -221,7 +287,7 @@ class PrivateGradientOracle:
         under replace-one ``Delta_obj = 2 C_obj`` (``../shared/algorithms.md``).
         """
         self.privacy_filter.charge_mechanism(NoisyMaxSteps(float(epsilon)))
-        sums = self._objective_along(W, b, D, db, etas, self._all_rows, objective_clip)
+        sums = self._objective_along(W, b, D, db, etas, 1.0, objective_clip)
         scale = self._objective_sensitivity(objective_clip) / epsilon
         noisy = -(sums + public_scores) + self._rng.exponential(scale, size=sums.size)
         return int(np.argmax(noisy))
@@ -274,9 +340,8 @@ class PrivateGradientOracle:
         """
         q = self.sampling_rate
         self.privacy_filter.charge_mechanism(SparseVectorSteps(float(budget), noise, q))
-        rows = self._sample(q)
         candidates = np.concatenate(([0.0], etas))
-        sums = self._objective_along(W, b, D, db, candidates, rows, objective_clip)
+        sums = self._objective_along(W, b, D, db, candidates, q, objective_clip)
         queries = sums[0] - sums[1:] + public_offsets
         sens = self._objective_sensitivity(objective_clip)
         if noise == "laplace":

@@ -14,6 +14,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _losses
+from ._dask import check_fit_data, is_dask_collection, map_rows
 from ._oracle import PrivateGradientOracle
 from ._solver import noisy_gradient_descent
 from .accounting import (
@@ -124,18 +125,38 @@ class _BaseDPLinearClassifier(ClassifierMixin, BaseEstimator):
         self.classes_ = classes
         return np.searchsorted(classes, y).astype(np.int64)
 
+    def _validate_fit_data(self, X, y):
+        """Validate in-memory ``(X, y)``; return ``(X, y_index)``."""
+        X, y = validate_data(
+            self,
+            X,
+            y,
+            accept_sparse="csr",
+            dtype=[np.float64, np.float32],
+            order="C",
+            ensure_min_samples=2,
+        )
+        if sp.issparse(X) and not X.has_canonical_format:
+            # Duplicate entries would make the precomputed row norms (and so the
+            # clip factors) wrong; sum them on a copy, never in the caller's matrix.
+            X = X.copy()
+            X.sum_duplicates()
+        return X, self._encode_labels(y)
+
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         """Train the model with ``(epsilon, delta)``-differential privacy.
 
         Parameters
         ----------
-        X : {array-like, sparse matrix, pandas DataFrame} of shape \
+        X : {array-like, sparse matrix, pandas DataFrame, dask array} of shape \
                 (n_samples, n_features)
             Training data; finite values, float32 kept as float32, sparse input as
             CSR (other sparse formats are converted). Rows need no bound:
-            per-example gradients are clipped.
-        y : array-like of shape (n_samples,)
+            per-example gradients are clipped. A row-chunked ``dask.array.Array``
+            (with a dask ``y``) is trained on where its chunks live, with the same
+            guarantee (user guide, "Training on data larger than memory").
+        y : array-like or dask array of shape (n_samples,)
             Target labels.
 
         Returns
@@ -152,7 +173,8 @@ class _BaseDPLinearClassifier(ClassifierMixin, BaseEstimator):
             ``y`` have different lengths.
         TypeError
             If a parameter has a wrong type (e.g. ``schedule`` without a
-            ``noise_multipliers`` method).
+            ``noise_multipliers`` method), or only one of ``X`` and ``y`` is a
+            dask array.
 
         Warns
         -----
@@ -167,21 +189,11 @@ class _BaseDPLinearClassifier(ClassifierMixin, BaseEstimator):
         influence above ``clip_norm`` and break the guarantee.
         """
         self._check_finite_params()
-        X, y = validate_data(
-            self,
-            X,
-            y,
-            accept_sparse="csr",
-            dtype=[np.float64, np.float32],
-            order="C",
-            ensure_min_samples=2,
-        )
-        if sp.issparse(X) and not X.has_canonical_format:
-            # Duplicate entries would make the precomputed row norms (and so the
-            # clip factors) wrong; sum them on a copy, never in the caller's matrix.
-            X = X.copy()
-            X.sum_duplicates()
-        y_index = self._encode_labels(y)
+        if is_dask_collection(X) or is_dask_collection(y):
+            # Rows stay on the Dask workers; the oracle sums their chunks there.
+            X, y_index = check_fit_data(self, X, y)
+        else:
+            X, y_index = self._validate_fit_data(X, y)
         n_samples, n_features = X.shape
         n_outputs = 1 if self.classes_.shape[0] == 2 else self.classes_.shape[0]
         if self.delta >= 1.0 / n_samples:
@@ -363,15 +375,18 @@ class _BaseDPLinearClassifier(ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : {array-like, sparse matrix, pandas DataFrame} of shape \
+        X : {array-like, sparse matrix, pandas DataFrame, dask array} of shape \
                 (n_samples, n_features)
 
         Returns
         -------
-        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
+        scores : ndarray or dask array of shape (n_samples,) or (n_samples, n_classes)
             Binary: positive values favour ``classes_[1]``. Multiclass: one column
             per class, in the order of ``classes_``.
+            A lazy dask array, row-chunked as ``X``, for dask input.
         """
+        if is_dask_collection(X):
+            return map_rows(self, "decision_function", X)
         check_is_fitted(self)
         X = validate_data(
             self, X, accept_sparse="csr", dtype=[np.float64, np.float32], reset=False
@@ -384,14 +399,17 @@ class _BaseDPLinearClassifier(ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : {array-like, sparse matrix, pandas DataFrame} of shape \
+        X : {array-like, sparse matrix, pandas DataFrame, dask array} of shape \
                 (n_samples, n_features)
 
         Returns
         -------
-        y_pred : ndarray of shape (n_samples,)
+        y_pred : ndarray or dask array of shape (n_samples,)
             Labels from ``classes_``.
+            A lazy dask array, row-chunked as ``X``, for dask input.
         """
+        if is_dask_collection(X):
+            return map_rows(self, "predict", X)
         scores = self.decision_function(X)
         if scores.ndim == 1:
             return self.classes_[(scores > 0).astype(int)]
@@ -662,14 +680,17 @@ class DPLogisticRegression(_BaseDPLinearClassifier):
 
         Parameters
         ----------
-        X : {array-like, sparse matrix, pandas DataFrame} of shape \
+        X : {array-like, sparse matrix, pandas DataFrame, dask array} of shape \
                 (n_samples, n_features)
 
         Returns
         -------
-        proba : ndarray of shape (n_samples, n_classes)
+        proba : ndarray or dask array of shape (n_samples, n_classes)
             Columns in the order of ``classes_``.
+            A lazy dask array, row-chunked as ``X``, for dask input.
         """
+        if is_dask_collection(X):
+            return map_rows(self, "predict_proba", X)
         scores = self.decision_function(X)
         if scores.ndim == 1:
             p = expit(scores)
@@ -681,14 +702,17 @@ class DPLogisticRegression(_BaseDPLinearClassifier):
 
         Parameters
         ----------
-        X : {array-like, sparse matrix, pandas DataFrame} of shape \
+        X : {array-like, sparse matrix, pandas DataFrame, dask array} of shape \
                 (n_samples, n_features)
 
         Returns
         -------
-        log_proba : ndarray of shape (n_samples, n_classes)
+        log_proba : ndarray or dask array of shape (n_samples, n_classes)
             Log-probabilities, columns in the order of ``classes_``.
+            A lazy dask array, row-chunked as ``X``, for dask input.
         """
+        if is_dask_collection(X):
+            return map_rows(self, "predict_log_proba", X)
         scores = self.decision_function(X)
         if scores.ndim == 1:
             return np.column_stack([log_expit(-scores), log_expit(scores)])
