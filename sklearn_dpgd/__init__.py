@@ -7,7 +7,9 @@ by Gaussian differential privacy.
 from .exceptions import BudgetExhaustedError, PrivacyLeakWarning, WeakPrivacyWarning
 from .linear_model import DPHuberSVM, DPLogisticRegression
 from .schedules import (
+    AdaptiveStepSchedule,
     ExponentialDecaySchedule,
+    LineSearchSchedule,
     NoiseSchedule,
     PLOptimalSchedule,
     PURSchedule,
@@ -19,10 +21,12 @@ from .schedules import (
 __version__ = "0.1.0"
 
 __all__ = [
+    "AdaptiveStepSchedule",
     "BudgetExhaustedError",
     "DPHuberSVM",
     "DPLogisticRegression",
     "ExponentialDecaySchedule",
+    "LineSearchSchedule",
     "NoiseSchedule",
     "PLOptimalSchedule",
     "PURSchedule",

@@ -43,7 +43,7 @@ from sklearn.utils.validation import (
     check_is_fitted,
 )
 
-from ._kernels import clipped_gradient_sum, row_norms
+from ._kernels import clipped_gradient_sum, clipped_objective_along, row_norms
 
 
 def is_dask_collection(obj):
@@ -225,6 +225,18 @@ def _chunk_clipped_sum(X_chunk, y_chunk, norms, W, b, kernel_args, q, seed):
     return clipped_gradient_sum(X_chunk, y_chunk, W, b, norms, rows, *kernel_args)
 
 
+def _chunk_objective(X_chunk, y_chunk, W, b, D, db, etas, objective_args, q, seed):
+    """Runs on the worker holding the chunk; returns only the objective sums."""
+    n = X_chunk.shape[0]
+    if q < 1.0:
+        rows = np.flatnonzero(np.random.default_rng(seed).random(n) < q)
+    else:
+        rows = np.arange(n, dtype=np.int64)
+    return clipped_objective_along(
+        X_chunk, y_chunk, W, b, D, db, etas, rows, *objective_args
+    )
+
+
 def _sum_in_order(*parts):
     total = parts[0].copy()
     for part in parts[1:]:
@@ -287,19 +299,57 @@ class DaskRows:
         grad_sum : ndarray of shape (K, n_features + 1), float64
             The only data-dependent value that reaches the client.
         """
-        import dask
+        seeds = self._seeds(sampling_rate, rng)
+        return self._reduce(
+            _chunk_clipped_sum,
+            lambda X_chunk, y_chunk, norms: (X_chunk, y_chunk, norms),
+            (W, b, kernel_args, sampling_rate),
+            seeds,
+        )
 
+    def objective_along(self, W, b, D, db, etas, objective_args, sampling_rate, rng):
+        """Clipped objective sums at ``theta - eta D`` for each eta (no noise).
+
+        Parameters
+        ----------
+        W, D : ndarray of shape (K, n_features), float64
+        b, db : ndarray of shape (K,), float64
+        etas : ndarray of shape (n_etas,), float64
+        objective_args : tuple
+            ``(fit_intercept, objective_clip, loss, h)`` of the kernel.
+        sampling_rate : float
+            ``q`` of a fresh Poisson sample, drawn per chunk as in
+            :meth:`clipped_sum`.
+        rng : numpy.random.Generator
+
+        Returns
+        -------
+        sums : ndarray of shape (n_etas,), float64
+            The only data-dependent value that reaches the client.
+        """
+        seeds = self._seeds(sampling_rate, rng)
+        return self._reduce(
+            _chunk_objective,
+            lambda X_chunk, y_chunk, norms: (X_chunk, y_chunk),
+            (W, b, D, db, etas, objective_args, sampling_rate),
+            seeds,
+        )
+
+    def _seeds(self, sampling_rate, rng):
         if sampling_rate < 1.0:
-            seeds = rng.integers(
+            return rng.integers(
                 0, 2**64 - 1, size=self.n_chunks, dtype=np.uint64, endpoint=True
             )
-        else:
-            seeds = [None] * self.n_chunks
-        task = dask.delayed(_chunk_clipped_sum)
-        W, b = dask.delayed(W), dask.delayed(b)
+        return [None] * self.n_chunks
+
+    def _reduce(self, chunk_fn, chunk_data, args, seeds):
+        import dask
+
+        task = dask.delayed(chunk_fn)
+        args = tuple(dask.delayed(a) if isinstance(a, np.ndarray) else a for a in args)
         parts = [
-            task(X_chunk, y_chunk, norms, W, b, kernel_args, sampling_rate, seed)
-            for (X_chunk, y_chunk, norms), seed in zip(self._chunks, seeds, strict=True)
+            task(*chunk_data(*chunk), *args, seed)
+            for chunk, seed in zip(self._chunks, seeds, strict=True)
         ]
         # Added on a worker in chunk order: the bits of the result do not depend on
         # scheduling, and only the total reaches the client.

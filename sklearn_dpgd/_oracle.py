@@ -7,10 +7,10 @@ Optimisers (``_solver.py``) see only what the oracle returns.
 
 Where the rows live is a pluggable *data backend*: :class:`LocalRows` (NumPy or CSR in
 this process) or :class:`sklearn_dpgd._dask.DaskRows` (row chunks in the memory of
-Dask workers). A backend only returns the clipped-gradient sum of the kernel in
-:mod:`sklearn_dpgd._kernels` over all rows or a Poisson sample of them; charging the
-filter, adding the noise and dividing by the batch size happen here, once, for every
-backend.
+Dask workers). A backend only returns the clipped-gradient sum (or the clipped
+objective sums along a direction) of the kernels in :mod:`sklearn_dpgd._kernels`
+over all rows or a Poisson sample of them; charging the filter, adding the noise and
+dividing by the batch size happen here, once, for every backend.
 """
 
 import numpy as np
@@ -20,9 +20,12 @@ from ._dask import DaskRows, is_dask_collection
 from ._kernels import (
     clipped_gradient_sum,
     clipped_gradient_sum_csr,
+    clipped_objective_along,
+    clipped_objective_along_csr,
     row_norms,
     row_norms_csr,
 )
+from .accounting import NoisyMaxSteps, SparseVectorSteps
 
 
 class LocalRows:
@@ -70,17 +73,44 @@ class LocalRows:
         -------
         grad_sum : ndarray of shape (K, n_features + 1), float64
         """
-        if sampling_rate < 1.0:
-            # The sample is drawn outside the kernel; which rows were drawn is never
-            # returned (only the noisy sum leaves the oracle).
-            rows = np.flatnonzero(rng.random(self.n_samples) < sampling_rate)
-        else:
-            rows = self._all_rows
+        rows = self._sample(sampling_rate, rng)
         args = (W, b, self._row_norms, rows, *kernel_args)
         if self._sparse:
             data, indices, indptr, d = self._csr
             return clipped_gradient_sum_csr(data, indices, indptr, d, self._y, *args)
         return clipped_gradient_sum(self._X, self._y, *args)
+
+    def _sample(self, sampling_rate, rng):
+        if sampling_rate < 1.0:
+            # The sample is drawn outside the kernel; which rows were drawn is never
+            # returned (only privatised values leave the oracle).
+            return np.flatnonzero(rng.random(self.n_samples) < sampling_rate)
+        return self._all_rows
+
+    def objective_along(self, W, b, D, db, etas, objective_args, sampling_rate, rng):
+        """Clipped objective sums at ``theta - eta D`` for each eta (no noise).
+
+        Parameters
+        ----------
+        W, D : ndarray of shape (K, n_features), float64
+        b, db : ndarray of shape (K,), float64
+        etas : ndarray of shape (n_etas,), float64
+        objective_args : tuple
+            ``(fit_intercept, objective_clip, loss, h)`` of the kernel.
+        sampling_rate : float
+            ``q`` of a fresh Poisson sample (1: all rows, nothing drawn).
+        rng : numpy.random.Generator
+
+        Returns
+        -------
+        sums : ndarray of shape (n_etas,), float64
+        """
+        rows = self._sample(sampling_rate, rng)
+        args = (W, b, D, db, etas, rows, *objective_args)
+        if self._sparse:
+            data, indices, indptr, d = self._csr
+            return clipped_objective_along_csr(data, indices, indptr, d, self._y, *args)
+        return clipped_objective_along(self._X, self._y, *args)
 
 
 class PrivateGradientOracle:
@@ -110,8 +140,9 @@ class PrivateGradientOracle:
         ``C`` (add/remove one row) or ``2 C`` (replace one row).
     fit_intercept : bool
         Whether the last gradient column is the intercepts'.
-    privacy_filter : GaussianPrivacyFilter
-        The ledger charged for each call.
+    privacy_filter : GaussianPrivacyFilter, RdpPrivacyFilter or RenyiPrivacyFilter
+        The ledger charged for each call (the selection queries need a
+        :class:`~sklearn_dpgd.accounting.RenyiPrivacyFilter`).
     rng : numpy.random.Generator
         Source of the Gaussian noise and of the Poisson samples (for dask data: of
         the per-chunk seeds of the samples, drawn by the client).
@@ -142,6 +173,8 @@ class PrivateGradientOracle:
         else:
             self._rows = LocalRows(X, y, fit_intercept=fit_intercept)
         self._kernel_args = (fit_intercept, clip_norm, loss, huber_width)
+        self._clip_norm = clip_norm
+        self._loss, self._h = loss, huber_width
         self._sensitivity = sensitivity
         self._fit_intercept = fit_intercept
         self.privacy_filter = privacy_filter
@@ -150,7 +183,7 @@ class PrivateGradientOracle:
         self.n_outputs = n_outputs
         self.sampling_rate = float(sampling_rate)
 
-    def noisy_gradient(self, W, b, noise_multiplier):
+    def noisy_gradient(self, W, b, noise_multiplier, clip_norm=None):
         """Private mean gradient ``(sum_{i in S} clip(g_i, C) + N(0, (z D)^2 I)) / B``.
 
         ``D`` is the sensitivity ``Delta``. ``S`` is all rows and ``B = n`` for
@@ -163,6 +196,10 @@ class PrivateGradientOracle:
         b : ndarray of shape (n_outputs,), float64
         noise_multiplier : float
             ``z``: noise std in units of the sensitivity ``Delta``.
+        clip_norm : float, optional
+            Clipping norm of this call (default: the oracle's). The sensitivity, and
+            with it the noise std, scale with it; the privacy cost, a function of
+            ``z`` only, does not (the clipping decay of Chen & Lee, eq. 9).
 
         Returns
         -------
@@ -182,11 +219,136 @@ class PrivateGradientOracle:
         and added by the solver). ``n`` is treated as public.
         """
         self.privacy_filter.charge(noise_multiplier, self.sampling_rate)
-        grad = self._rows.clipped_sum(
-            W, b, self._kernel_args, self.sampling_rate, self._rng
-        )
+        clip = self._clip_norm if clip_norm is None else float(clip_norm)
+        kernel_args = (self._fit_intercept, clip, self._loss, self._h)
+        grad = self._rows.clipped_sum(W, b, kernel_args, self.sampling_rate, self._rng)
         width = self.n_features + 1 if self._fit_intercept else self.n_features
-        sigma = noise_multiplier * self._sensitivity
+        sigma = noise_multiplier * self._sensitivity * (clip / self._clip_norm)
         grad[:, :width] += sigma * self._rng.standard_normal((self.n_outputs, width))
         grad /= self.sampling_rate * self.n_samples
         return grad
+
+    def _objective_along(self, W, b, D, db, etas, sampling_rate, objective_clip):
+        objective_args = (
+            self._fit_intercept,
+            float(objective_clip),
+            self._loss,
+            self._h,
+        )
+        etas = np.ascontiguousarray(etas, dtype=float)
+        return self._rows.objective_along(
+            W, b, D, db, etas, objective_args, sampling_rate, self._rng
+        )
+
+    def _objective_sensitivity(self, objective_clip):
+        # A row moves each clipped-objective sum by at most C_obj when added or
+        # removed, 2 C_obj when replaced (the ratio sensitivity / clip_norm).
+        return (self._sensitivity / self._clip_norm) * float(objective_clip)
+
+    def noisy_argmin(self, W, b, D, db, etas, public_scores, objective_clip, epsilon):
+        """Report-noisy-min over the candidates ``theta - eta_j D`` (pure DP).
+
+        The score of candidate ``j`` is ``sum_i min(l_i(theta - eta_j D), C_obj) +
+        public_scores[j]`` over all rows; the candidate with the largest
+        ``-score + E_j``, ``E_j ~ Exponential(scale = Delta_obj / epsilon)``, is
+        returned. Only its index leaves the oracle.
+
+        Parameters
+        ----------
+        W, D : ndarray of shape (n_outputs, n_features)
+            Current coefficients and the direction.
+        b, db : ndarray of shape (n_outputs,)
+        etas : ndarray of shape (n_candidates,)
+            Candidate step sizes.
+        public_scores : ndarray of shape (n_candidates,)
+            Data-independent terms of the scores (the L2 penalty times ``n``).
+        objective_clip : float
+            ``C_obj`` > 0.
+        epsilon : float
+            Pure-DP parameter of the selection.
+
+        Returns
+        -------
+        index : int
+            The selected candidate.
+
+        Raises
+        ------
+        BudgetExhaustedError
+            If the selection would overspend; nothing is computed then.
+
+        Notes
+        -----
+        Lee & Kifer (KDD 2018), Algorithm 1 (NoisyMax over the clipped objective).
+        Report-noisy-max with exponential noise is the permute-and-flip mechanism
+        (Ding et al. 2021; McKenna & Sheldon 2020), ``epsilon``-DP with scale
+        ``Delta_obj / epsilon`` when the scores move monotonically between
+        neighbours, as sums of non-negative clipped losses do under add/remove;
+        under replace-one ``Delta_obj = 2 C_obj`` (``../shared/algorithms.md``).
+        """
+        self.privacy_filter.charge_mechanism(NoisyMaxSteps(float(epsilon)))
+        sums = self._objective_along(W, b, D, db, etas, 1.0, objective_clip)
+        scale = self._objective_sensitivity(objective_clip) / epsilon
+        noisy = -(sums + public_scores) + self._rng.exponential(scale, size=sums.size)
+        return int(np.argmax(noisy))
+
+    def sparse_vector_armijo(
+        self, W, b, D, db, etas, public_offsets, objective_clip, budget, noise
+    ):
+        """Noisy backtracking line search: the first candidate passing Armijo's test.
+
+        Query ``i`` is ``q_i = f(theta) - f(theta - eta_i D) + public_offsets[i]``
+        with ``f = sum_i min(l_i, C_obj)`` over a fresh Poisson sample (rate
+        :attr:`sampling_rate`); AboveThreshold answers whether ``q_i + nu_i >=
+        T^`` with a noisy threshold ``T^`` around 0, in order, and stops at the
+        first yes.
+
+        Parameters
+        ----------
+        W, D : ndarray of shape (n_outputs, n_features)
+        b, db : ndarray of shape (n_outputs,)
+        etas : ndarray of shape (max_it,)
+            Candidate step sizes in the order they are tried (decreasing).
+        public_offsets : ndarray of shape (max_it,)
+            Data-independent terms of the queries (minus Armijo's sufficient
+            decrease ``alpha eta ||g||^2``, and the change of the L2 penalty, both
+            in units of the sum).
+        objective_clip : float
+            ``C_obj`` > 0.
+        budget : float
+            ``epsilon_BT`` (Laplace) or ``rho_BT`` (Gaussian).
+        noise : {"laplace", "gaussian"}
+
+        Returns
+        -------
+        index : int
+            Index of the accepted step size, or -1 if none passed.
+
+        Raises
+        ------
+        BudgetExhaustedError
+            If the search would overspend; nothing is computed then.
+
+        Notes
+        -----
+        Chen & Lee, Algorithm 1 (Laplace and Gaussian versions), RDP of Thm 2 / Thm 3
+        (:func:`~sklearn_dpgd.accounting.sparse_vector_rdp`), amplified by Poisson
+        sampling (Lemma 4). All queries are computed in one pass over the sample and
+        all query noises are drawn at once; since only the index of the first
+        noisy pass is released, the output has the distribution of the sequential
+        algorithm.
+        """
+        q = self.sampling_rate
+        self.privacy_filter.charge_mechanism(SparseVectorSteps(float(budget), noise, q))
+        candidates = np.concatenate(([0.0], etas))
+        sums = self._objective_along(W, b, D, db, candidates, q, objective_clip)
+        queries = sums[0] - sums[1:] + public_offsets
+        sens = self._objective_sensitivity(objective_clip)
+        if noise == "laplace":
+            threshold = self._rng.laplace(0.0, sens / (budget / 2.0))
+            nu = self._rng.laplace(0.0, sens / (budget / 4.0), size=queries.size)
+        else:
+            threshold = self._rng.normal(0.0, sens * np.sqrt(3.0 / (2.0 * budget)))
+            nu = self._rng.normal(0.0, sens * np.sqrt(3.0 / budget), size=queries.size)
+        passed = np.flatnonzero(queries + nu >= threshold)
+        return int(passed[0]) if passed.size else -1

@@ -41,7 +41,14 @@ from .exceptions import BudgetExhaustedError
 __all__ = [
     "GaussianPrivacyFilter",
     "GaussianSteps",
+    "NoisyMaxSteps",
     "RdpPrivacyFilter",
+    "RenyiPrivacyFilter",
+    "SparseVectorSteps",
+    "best_filter_order",
+    "poisson_amplified_rdp",
+    "pure_dp_rdp",
+    "sparse_vector_rdp",
     "compress_ledger",
     "ledger_epsilon",
     "calibrate_noise_multipliers",
@@ -425,8 +432,12 @@ def ledger_epsilon(ledger, delta, accountant="auto"):
 
     Parameters
     ----------
-    ledger : sequence of GaussianSteps
-        E.g. a fitted estimator's ``ledger_``.
+    ledger : sequence of GaussianSteps, SparseVectorSteps or NoisyMaxSteps
+        E.g. a fitted estimator's ``ledger_``. Ledgers with sparse-vector or
+        noisy-max entries (adaptive strategies) are composed in RDP at integer
+        orders; for an adaptive run this is the epsilon of running the recorded
+        mechanisms as a fixed sequence, at most the filter's guarantee
+        ``epsilon_``, which is the run's actual guarantee.
     delta : float
         In (0, 1).
     accountant : {"auto", "gdp", "rdp", "pld"}, default="auto"
@@ -454,6 +465,13 @@ def ledger_epsilon(ledger, delta, accountant="auto"):
         )
     if len(ledger) == 0:
         raise ValueError("ledger is empty: nothing ran.")
+    if not all(isinstance(r, GaussianSteps) for r in ledger):
+        if accountant not in ("auto", "rdp"):
+            raise ValueError(
+                "a ledger with sparse-vector or noisy-max entries is accounted for "
+                "in RDP only; use accountant='auto' or 'rdp'."
+            )
+        return _mixed_ledger_epsilon(ledger, delta)
     z, q = _expand_ledger(ledger)
     full_batch = bool(np.all(q == 1.0))
     if accountant == "auto":
@@ -578,9 +596,12 @@ class RdpPrivacyFilter(_PrivacyFilter):
 
     Keeps the running RDP curve of the charged steps; a step whose RDP would take
     the converted epsilon above ``epsilon`` (at ``delta``) is refused with
-    :class:`~sklearn_dpgd.exceptions.BudgetExhaustedError` before it runs. With
-    adaptively chosen noise, an RDP filter remains valid (Feldman & Zrnic, NeurIPS
-    2021, Thm 3.1).
+    :class:`~sklearn_dpgd.exceptions.BudgetExhaustedError` before it runs. The
+    epsilon is minimised over the orders after each step, which is valid for a
+    sequence of steps fixed in advance (the package's data-independent schedules,
+    approved at once by :meth:`reserve`); for noise chosen adaptively from private
+    answers, use :class:`RenyiPrivacyFilter`, whose order is fixed before the run
+    (Feldman & Zrnic, NeurIPS 2021, Thm 3.1, is a filter at one order).
 
     Parameters
     ----------
@@ -700,3 +721,511 @@ class RdpPrivacyFilter(_PrivacyFilter):
             f"RdpPrivacyFilter(epsilon={self.epsilon!r}, delta={self.delta!r}, "
             f"steps={len(self._z)}, epsilon_spent={self.epsilon_spent:.6g})"
         )
+
+
+# ----------------------------------------------------------------------------
+# Pure-DP and sparse-vector pieces of the adaptive strategies, in RDP; a filter at
+# one fixed order that accepts any mix of mechanisms.
+
+
+def _as_orders(orders):
+    orders = np.atleast_1d(np.asarray(orders, dtype=float))
+    if orders.ndim != 1 or np.any(~np.isfinite(orders)) or np.any(orders <= 1):
+        raise ValueError("orders must be a 1-D array of finite values > 1.")
+    return orders
+
+
+def _laplace_rdp(orders, epsilon):
+    # RDP of the Laplace mechanism with scale sensitivity / epsilon (Mironov 2017,
+    # Prop. 6): 1/(a-1) log[a/(2a-1) e^{(a-1) eps} + (a-1)/(2a-1) e^{-a eps}].
+    a = orders
+    log_terms = np.logaddexp(
+        np.log(a / (2 * a - 1)) + (a - 1) * epsilon,
+        np.log((a - 1) / (2 * a - 1)) - a * epsilon,
+    )
+    return np.maximum(log_terms / (a - 1), 0.0)
+
+
+def sparse_vector_rdp(orders, budget, noise="laplace"):
+    """RDP of one noisy backtracking line search (sparse vector, AboveThreshold).
+
+    Parameters
+    ----------
+    orders : array-like of shape (n_orders,)
+        Rényi orders, each > 1.
+    budget : float
+        ``epsilon_BT`` (``noise="laplace"``: threshold noise ``Lap(Delta /
+        (epsilon_BT / 2))``, query noise ``Lap(Delta / (epsilon_BT / 4))``) or
+        ``rho_BT`` (``noise="gaussian"``: threshold noise std ``Delta sqrt(3 / (2
+        rho_BT))``, query noise std ``Delta sqrt(3 / rho_BT)``), > 0. ``Delta`` is
+        the sensitivity of the queries.
+    noise : {"laplace", "gaussian"}, default="laplace"
+
+    Returns
+    -------
+    rdp : ndarray of shape (n_orders,)
+        RDP (nats) at each order, whatever the number of queries before the stop.
+
+    Raises
+    ------
+    ValueError
+        If an order is not > 1, ``budget`` is not > 0 or ``noise`` is unknown.
+
+    Notes
+    -----
+    Chen & Lee, *Stochastic Adaptive Line Search for Differentially Private
+    Optimization*, Algorithm 1, Thm 2, eq. (4) (Laplace: the product of the Laplace
+    RDP terms at ``epsilon_1 = epsilon_BT / 2`` and ``2 epsilon_2 = epsilon_BT /
+    2``) and Thm 3, eq. (5) with ``sigma_1^2 = 3 / (2 rho)``, ``sigma_2^2 = 3 / rho``
+    (Gaussian: ``alpha rho``).
+    """
+    orders = _as_orders(orders)
+    budget = _check_positive(budget, "budget")
+    if noise == "laplace":
+        epsilon_1, epsilon_2 = budget / 2.0, budget / 4.0
+        return _laplace_rdp(orders, epsilon_1) + _laplace_rdp(orders, 2.0 * epsilon_2)
+    if noise == "gaussian":
+        s1, s2 = 3.0 / (2.0 * budget), 3.0 / budget
+        return orders * (4.0 * s1 + s2) / (2.0 * s1 * s2)
+    raise ValueError(f"noise must be 'laplace' or 'gaussian', got {noise!r}.")
+
+
+def pure_dp_rdp(orders, epsilon):
+    """RDP of an ``epsilon``-DP mechanism: ``min(epsilon, alpha epsilon^2 / 2)``.
+
+    Parameters
+    ----------
+    orders : array-like of shape (n_orders,)
+        Rényi orders, each > 1.
+    epsilon : float
+        Pure-DP parameter, > 0.
+
+    Returns
+    -------
+    rdp : ndarray of shape (n_orders,)
+        RDP (nats) at each order.
+
+    Raises
+    ------
+    ValueError
+        If an order is not > 1 or ``epsilon`` is not > 0.
+
+    Notes
+    -----
+    Bun & Steinke (2016), Prop. 1.4 (``epsilon^2 / 2``-zCDP), quoted as Lemma 2 of
+    Chen & Lee; and ``D_alpha <= D_inf = epsilon``.
+    """
+    orders = _as_orders(orders)
+    epsilon = _check_positive(epsilon, "epsilon")
+    return np.minimum(epsilon, 0.5 * orders * epsilon * epsilon)
+
+
+def poisson_amplified_rdp(base_rdp, sampling_rate, order):
+    """RDP at an integer order of a mechanism run on a Poisson sample of the data.
+
+    Parameters
+    ----------
+    base_rdp : callable
+        ``base_rdp(orders) -> ndarray``: the RDP of the mechanism with respect to
+        its input sample, at integer orders 2..``order``.
+    sampling_rate : float
+        Probability ``q`` in (0, 1] that each row is in the sample.
+    order : int
+        Integer Rényi order >= 2 (an integer-valued float is accepted).
+
+    Returns
+    -------
+    rdp : float
+        RDP (nats) at ``order`` with respect to the whole data (add/remove one row).
+
+    Raises
+    ------
+    ValueError
+        If ``order`` is not an integer >= 2 or ``sampling_rate`` is outside (0, 1].
+
+    Notes
+    -----
+    Zhu & Wang (ICML 2019), Thm 6, quoted as Lemma 4 of Chen & Lee::
+
+        1/(a-1) log{(1-q)^(a-1) (a q - q + 1) + C(a,2) q^2 (1-q)^(a-2) e^eps(2)
+                    + 3 sum_{l=3}^a C(a,l) q^l (1-q)^(a-l) e^((l-1) eps(l))}
+
+    evaluated in log space.
+    """
+    from scipy.special import gammaln
+
+    if (
+        isinstance(order, bool)
+        or not isinstance(order, Real)
+        or not float(order).is_integer()
+        or order < 2
+    ):
+        raise ValueError(f"order must be an integer >= 2, got {order!r}.")
+    q = _check_positive(sampling_rate, "sampling_rate")
+    if q > 1:
+        raise ValueError(f"sampling_rate must be in (0, 1], got {q!r}.")
+    a = int(order)
+    if q == 1.0:
+        return float(np.asarray(base_rdp(np.array([float(a)])))[0])
+    ls = np.arange(2, a + 1, dtype=float)
+    eps = np.asarray(base_rdp(ls), dtype=float)
+    log_binom = gammaln(a + 1) - gammaln(ls + 1) - gammaln(a - ls + 1)
+    log_q, log_1q = math.log(q), math.log1p(-q)
+    terms = log_binom + ls * log_q + (a - ls) * log_1q + (ls - 1) * eps
+    terms[1:] += math.log(3.0)
+    first = (a - 1) * log_1q + math.log1p((a - 1) * q)
+    total = np.logaddexp(first, np.logaddexp.reduce(terms))
+    return max(float(total) / (a - 1), 0.0)
+
+
+def _conversion_term(order, delta):
+    # epsilon(order) - rdp(order) of the conversion used everywhere in the package
+    # (Canonne, Kamath & Steinke 2020, Prop. 12; see _subsampled.rdp_epsilon).
+    return math.log1p(-1.0 / order) - (math.log(delta) + math.log(order)) / (order - 1)
+
+
+@dataclass(frozen=True)
+class SparseVectorSteps:
+    """A run of identical noisy line searches (sparse vector): a ledger entry.
+
+    Parameters
+    ----------
+    budget : float
+        ``epsilon_BT`` (Laplace) or ``rho_BT`` (Gaussian), > 0; see
+        :func:`sparse_vector_rdp`.
+    noise : {"laplace", "gaussian"}, default="laplace"
+    sampling_rate : float, default=1.0
+        Poisson sampling rate of the rows the queries read.
+    count : int, default=1
+        Number of consecutive identical searches, >= 1.
+
+    Raises
+    ------
+    ValueError
+        If a field is out of range.
+    """
+
+    budget: float
+    noise: str = "laplace"
+    sampling_rate: float = 1.0
+    count: int = 1
+
+    def __post_init__(self):
+        _check_positive(self.budget, "budget")
+        if self.noise not in ("laplace", "gaussian"):
+            raise ValueError(
+                f"noise must be 'laplace' or 'gaussian', got {self.noise!r}."
+            )
+        _check_rate_and_count(self.sampling_rate, self.count)
+
+    def rdp(self, order):
+        """RDP (nats) of the whole run at one order (integer if subsampled).
+
+        Parameters
+        ----------
+        order : float
+            Rényi order > 1; an integer >= 2 when ``sampling_rate < 1``.
+
+        Returns
+        -------
+        rdp : float
+            Sum over the ``count`` searches, amplified by Poisson sampling.
+        """
+
+        def base(orders):
+            return sparse_vector_rdp(orders, self.budget, self.noise)
+
+        if self.sampling_rate == 1.0:
+            return self.count * float(base([order])[0])
+        return self.count * poisson_amplified_rdp(base, self.sampling_rate, order)
+
+
+@dataclass(frozen=True)
+class NoisyMaxSteps:
+    """A run of identical report-noisy-max selections (pure DP): a ledger entry.
+
+    Parameters
+    ----------
+    epsilon : float
+        Pure-DP parameter of one selection, > 0.
+    count : int, default=1
+        Number of consecutive identical selections, >= 1.
+
+    Raises
+    ------
+    ValueError
+        If a field is out of range.
+    """
+
+    epsilon: float
+    count: int = 1
+
+    def __post_init__(self):
+        _check_positive(self.epsilon, "epsilon")
+        _check_rate_and_count(1.0, self.count)
+
+    @property
+    def sampling_rate(self):
+        """Always 1.0: the selections read every row."""
+        return 1.0
+
+    def rdp(self, order):
+        """RDP (nats) of the whole run at one order.
+
+        Parameters
+        ----------
+        order : float
+            Rényi order > 1.
+
+        Returns
+        -------
+        rdp : float
+            ``count`` times :func:`pure_dp_rdp` at ``order``.
+        """
+        return self.count * float(pure_dp_rdp([order], self.epsilon)[0])
+
+
+def _check_rate_and_count(sampling_rate, count):
+    q = _check_positive(sampling_rate, "sampling_rate")
+    if q > 1:
+        raise ValueError(f"sampling_rate must be in (0, 1], got {q!r}.")
+    if isinstance(count, bool) or not isinstance(count, Integral) or count < 1:
+        raise ValueError(f"count must be an integer >= 1, got {count!r}.")
+
+
+def _gaussian_steps_rdp(record, order):
+    if record.sampling_rate == 1.0:
+        return record.count * order / (2.0 * record.noise_multiplier**2)
+    from ._subsampled import poisson_gaussian_rdp
+
+    return float(
+        poisson_gaussian_rdp(
+            [record.noise_multiplier], [record.sampling_rate], np.array([float(order)])
+        )[0]
+        * record.count
+    )
+
+
+def _record_rdp(record, order):
+    if isinstance(record, GaussianSteps):
+        return _gaussian_steps_rdp(record, order)
+    return record.rdp(order)
+
+
+def _merge(records):
+    # Run-length encode consecutive equal records (their count fields add up).
+    out = []
+    for r in records:
+        if out and type(out[-1]) is type(r) and _key(out[-1]) == _key(r):
+            prev = out[-1]
+            out[-1] = type(prev)(**{**_fields(prev), "count": prev.count + r.count})
+        else:
+            out.append(r)
+    return tuple(out)
+
+
+def _fields(record):
+    return {k: getattr(record, k) for k in record.__dataclass_fields__}
+
+
+def _key(record):
+    return tuple(v for k, v in _fields(record).items() if k != "count")
+
+
+class RenyiPrivacyFilter(_PrivacyFilter):
+    """A privacy filter at one fixed Rényi order, for fully adaptive runs.
+
+    Every mechanism (Gaussian gradient, sparse-vector line search, report-noisy-max,
+    with or without Poisson subsampling) is charged its RDP at the order ``order``
+    *before* it runs, and refused with
+    :class:`~sklearn_dpgd.exceptions.BudgetExhaustedError` if the running sum would
+    pass ``budget = epsilon - c(order, delta)``, where ``c`` is the RDP-to-DP
+    conversion term (Canonne, Kamath & Steinke 2020, Prop. 12). Whatever the
+    adaptive choices, the run is then ``(order, budget)``-RDP (Feldman & Zrnic,
+    NeurIPS 2021, Thm 3.1: an RDP filter at a fixed order), hence ``(epsilon,
+    delta)``-DP. The order is fixed in advance from public quantities
+    (:func:`best_filter_order`); a filter that chose the order afterwards, from the
+    realised costs, would not be valid.
+
+    Parameters
+    ----------
+    epsilon : float
+        Budget, > 0.
+    delta : float
+        In (0, 1).
+    order : float
+        The Rényi order (> 1; an integer >= 2 if subsampled mechanisms other than
+        Gaussian steps are charged).
+
+    Attributes
+    ----------
+    budget : float
+        RDP budget (nats) at ``order``.
+    rdp_spent : float
+        RDP (nats) charged so far at ``order``.
+    noise_multipliers : ndarray of shape (n_gaussian,)
+        The Gaussian steps' noise multipliers, in order.
+    ledger : tuple
+        Every charged mechanism, in order, run-length encoded
+        (:class:`GaussianSteps`, :class:`SparseVectorSteps`, :class:`NoisyMaxSteps`).
+
+    Raises
+    ------
+    ValueError
+        If a parameter is out of range or the order cannot certify ``epsilon`` at
+        ``delta`` (``c(order, delta) >= epsilon``).
+    """
+
+    def __init__(self, epsilon, delta, order):
+        super().__init__()
+        self.epsilon = _check_positive(epsilon, "epsilon")
+        self.delta = _check_delta(delta)
+        self.order = _check_positive(order, "order")
+        if self.order <= 1:
+            raise ValueError(f"order must be > 1, got {order!r}.")
+        self.budget = self.epsilon - _conversion_term(self.order, self.delta)
+        if self.budget <= 0:
+            raise ValueError(
+                f"order={order!r} cannot certify epsilon={epsilon!r} at "
+                f"delta={delta!r}; use a larger order."
+            )
+        self.rdp_spent = 0.0
+        self._records = []
+        self._costs = {}
+
+    def cost(self, record):
+        """RDP (nats) at :attr:`order` of a mechanism record.
+
+        Parameters
+        ----------
+        record : GaussianSteps, SparseVectorSteps or NoisyMaxSteps
+            The mechanism (with its count).
+
+        Returns
+        -------
+        rdp : float
+            Its RDP at :attr:`order`, cached per record.
+        """
+        if record not in self._costs:  # records are frozen, hence hashable
+            self._costs[record] = _record_rdp(record, self.order)
+        return self._costs[record]
+
+    def remaining(self):
+        """RDP budget (nats) left at :attr:`order`.
+
+        Returns
+        -------
+        remaining : float
+            ``max(budget - rdp_spent, 0)``.
+        """
+        return max(self.budget - self.rdp_spent, 0.0)
+
+    def charge_mechanism(self, record):
+        """Record a mechanism before it runs, or refuse it.
+
+        Parameters
+        ----------
+        record : GaussianSteps, SparseVectorSteps or NoisyMaxSteps
+            The mechanism about to run.
+
+        Raises
+        ------
+        BudgetExhaustedError
+            If the mechanism would take the RDP at :attr:`order` above the budget.
+        """
+        spent = self.rdp_spent + self.cost(record)
+        if spent > self.budget:
+            raise BudgetExhaustedError(
+                f"{record!r} would spend RDP {spent:.6g} > budget {self.budget:.6g} "
+                f"at order {self.order:g}."
+            )
+        self.rdp_spent = spent
+        self._records.append(record)
+        if isinstance(record, GaussianSteps):
+            for _ in range(record.count):
+                self._record(record.noise_multiplier, record.sampling_rate)
+
+    def charge(self, noise_multiplier, sampling_rate=1.0):
+        """Record one Gaussian gradient step, or refuse it.
+
+        Parameters
+        ----------
+        noise_multiplier : float
+            Noise std in units of the sensitivity, > 0.
+        sampling_rate : float, default=1.0
+            Poisson sampling rate, in (0, 1].
+
+        Raises
+        ------
+        BudgetExhaustedError
+            If the step would overspend.
+        """
+        self.charge_mechanism(GaussianSteps(noise_multiplier, sampling_rate))
+
+    @property
+    def ledger(self):
+        """Every charged mechanism, in order, run-length encoded: a tuple."""
+        return _merge(self._records)
+
+    def __repr__(self):
+        return (
+            f"RenyiPrivacyFilter(epsilon={self.epsilon!r}, delta={self.delta!r}, "
+            f"order={self.order!r}, rdp_spent={self.rdp_spent:.6g})"
+        )
+
+
+def best_filter_order(epsilon, delta, orders, step_rdp):
+    """The order at which the most copies of a nominal iteration fit in the budget.
+
+    Parameters
+    ----------
+    epsilon : float
+        Budget, > 0.
+    delta : float
+        In (0, 1).
+    orders : array-like of shape (n_orders,)
+        Candidate orders, each > 1.
+    step_rdp : array-like of shape (n_orders,)
+        RDP (nats, > 0) of one nominal iteration of the adaptive run at each order
+        (a public, data-independent plan).
+
+    Returns
+    -------
+    order : float
+        The candidate maximising ``(epsilon - c(order, delta)) / step_rdp(order)``,
+        ``c`` the RDP-to-DP conversion term.
+
+    Raises
+    ------
+    ValueError
+        If the arrays differ in shape or no candidate can certify ``epsilon`` at
+        ``delta``.
+
+    Notes
+    -----
+    The order of a :class:`RenyiPrivacyFilter` must not depend on the data; this
+    chooses it from the nominal per-iteration budget of a strategy (e.g. Chen &
+    Lee, Sec. V-B: ``epsilon_iter = epsilon / 100``).
+    """
+    epsilon = _check_positive(epsilon, "epsilon")
+    delta = _check_delta(delta)
+    orders = _as_orders(orders)
+    step_rdp = np.asarray(step_rdp, dtype=float)
+    if step_rdp.shape != orders.shape:
+        raise ValueError("orders and step_rdp must have the same shape.")
+    room = epsilon - np.array([_conversion_term(a, delta) for a in orders])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        copies = np.where(room > 0, room / step_rdp, -np.inf)
+    if not np.any(room > 0):
+        raise ValueError(
+            f"no order can certify epsilon={epsilon!r} at delta={delta!r}."
+        )
+    return float(orders[int(np.argmax(copies))])
+
+
+def _mixed_ledger_epsilon(ledger, delta):
+    from ._subsampled import DEFAULT_ORDERS, rdp_epsilon
+
+    orders = DEFAULT_ORDERS[DEFAULT_ORDERS == np.round(DEFAULT_ORDERS)]
+    rdp = np.array([sum(_record_rdp(r, a) for r in ledger) for a in orders])
+    return rdp_epsilon(rdp, orders, delta)

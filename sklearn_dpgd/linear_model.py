@@ -26,7 +26,14 @@ from .accounting import (
     ledger_epsilon,
 )
 from .exceptions import PrivacyLeakWarning, WeakPrivacyWarning
-from .schedules import NoiseSchedule, ScheduleContext, UniformSchedule, auto_max_iter
+from .schedules import (
+    MAX_HORIZON,
+    AdaptiveSchedule,
+    NoiseSchedule,
+    ScheduleContext,
+    UniformSchedule,
+    auto_max_iter,
+)
 
 __all__ = ["DPHuberSVM", "DPLogisticRegression"]
 
@@ -44,7 +51,7 @@ class _BaseDPLinearClassifier(ClassifierMixin, BaseEstimator):
     _parameter_constraints = {
         "epsilon": [Interval(Real, 0, None, closed="neither")],
         "delta": [Interval(Real, 0, 1, closed="neither")],
-        "schedule": [NoiseSchedule, None],
+        "schedule": [NoiseSchedule, AdaptiveSchedule, None],
         "max_iter": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
         "learning_rate": [Interval(Real, 0, None, closed="neither")],
         "momentum": [Interval(Real, 0, 1, closed="left")],
@@ -198,7 +205,19 @@ class _BaseDPLinearClassifier(ClassifierMixin, BaseEstimator):
                 stacklevel=2,
             )
 
-        sampling_rate = 1.0
+        self.schedule_ = self._resolve_schedule()
+        adaptive = isinstance(self.schedule_, AdaptiveSchedule)
+        sampling_rate = self.schedule_.sampling_rate if adaptive else 1.0
+        if adaptive and self.batch_size is not None:
+            raise ValueError(
+                "batch_size must be None with an adaptive schedule, which sets its "
+                "own sampling (e.g. LineSearchSchedule(sampling_rate=...))."
+            )
+        if sampling_rate < 1.0 and self.neighboring == "replace":
+            raise ValueError(
+                "Poisson subsampling is accounted for under add/remove-one "
+                "neighbouring only; use neighboring='add_remove'."
+            )
         if self.batch_size is not None:
             if self.neighboring == "replace":
                 raise ValueError(
@@ -223,7 +242,11 @@ class _BaseDPLinearClassifier(ClassifierMixin, BaseEstimator):
             sampling_rate=sampling_rate,
         )
 
-        self.schedule_ = self._resolve_schedule()
+        seed = check_random_state(self.random_state).randint(
+            0, 2**32, size=4, dtype=np.uint64
+        )
+        if adaptive:
+            return self._fit_adaptive(X, y_index, n_outputs, sensitivity, context, seed)
         if self.max_iter == "auto":
             n_steps = self.schedule_.horizon(context) or auto_max_iter(
                 self.epsilon,
@@ -259,21 +282,8 @@ class _BaseDPLinearClassifier(ClassifierMixin, BaseEstimator):
             privacy_filter.reserve(noise_multipliers, sampling_rate)
         else:
             privacy_filter = GaussianPrivacyFilter(gdp_mu(self.epsilon, self.delta))
-        seed = check_random_state(self.random_state).randint(
-            0, 2**32, size=4, dtype=np.uint64
-        )
-        oracle = PrivateGradientOracle(
-            X,
-            y_index,
-            n_outputs=n_outputs,
-            loss=_losses.LOSS_CODES[self._loss],
-            huber_width=self._huber_width(),
-            clip_norm=float(self.clip_norm),
-            sensitivity=sensitivity,
-            fit_intercept=bool(self.fit_intercept),
-            privacy_filter=privacy_filter,
-            rng=np.random.default_rng(seed),
-            sampling_rate=sampling_rate,
+        oracle = self._make_oracle(
+            X, y_index, n_outputs, sensitivity, privacy_filter, seed, sampling_rate
         )
         coef, intercept, n_iter = noisy_gradient_descent(
             oracle,
@@ -285,11 +295,9 @@ class _BaseDPLinearClassifier(ClassifierMixin, BaseEstimator):
             verbose=self.verbose,
         )
 
-        self.coef_ = coef.astype(X.dtype)
-        self.intercept_ = (
-            intercept if self.fit_intercept else np.zeros(n_outputs)
-        ).astype(X.dtype)
+        self._set_coef(coef, intercept, X.dtype, n_outputs)
         self.n_iter_ = n_iter
+        self.learning_rates_ = learning_rates
         self.noise_multipliers_ = privacy_filter.noise_multipliers
         self.ledger_ = privacy_filter.ledger
         self.delta_ = float(self.delta)
@@ -309,6 +317,57 @@ class _BaseDPLinearClassifier(ClassifierMixin, BaseEstimator):
         else:
             self.mu_ = gdp_mu_from_noise_multipliers(self.noise_multipliers_)
             self.epsilon_ = gdp_epsilon(self.mu_, self.delta_)
+        return self
+
+    def _make_oracle(
+        self, X, y_index, n_outputs, sensitivity, privacy_filter, seed, sampling_rate
+    ):
+        return PrivateGradientOracle(
+            X,
+            y_index,
+            n_outputs=n_outputs,
+            loss=_losses.LOSS_CODES[self._loss],
+            huber_width=self._huber_width(),
+            clip_norm=float(self.clip_norm),
+            sensitivity=sensitivity,
+            fit_intercept=bool(self.fit_intercept),
+            privacy_filter=privacy_filter,
+            rng=np.random.default_rng(seed),
+            sampling_rate=sampling_rate,
+        )
+
+    def _set_coef(self, coef, intercept, dtype, n_outputs):
+        self.coef_ = np.asarray(coef).astype(dtype)
+        self.intercept_ = (
+            intercept if self.fit_intercept else np.zeros(n_outputs)
+        ).astype(dtype)
+
+    def _fit_adaptive(self, X, y_index, n_outputs, sensitivity, context, seed):
+        """Run an adaptive strategy under its Rényi filter; set fitted attributes."""
+        privacy_filter = self.schedule_.make_filter(context)
+        oracle = self._make_oracle(
+            X,
+            y_index,
+            n_outputs,
+            sensitivity,
+            privacy_filter,
+            seed,
+            self.schedule_.sampling_rate,
+        )
+        max_updates = MAX_HORIZON if self.max_iter == "auto" else int(self.max_iter)
+        theta, learning_rates = self.schedule_.run(
+            oracle, context, max_updates=max_updates, verbose=self.verbose
+        )
+        d = X.shape[1]
+        self._set_coef(theta[:, :d], theta[:, d], X.dtype, n_outputs)
+        self.n_iter_ = int(learning_rates.shape[0])
+        self.learning_rates_ = learning_rates
+        self.noise_multipliers_ = privacy_filter.noise_multipliers
+        self.ledger_ = privacy_filter.ledger
+        self.delta_ = float(self.delta)
+        self.mu_ = None
+        # The filter's guarantee, whatever the (data-dependent) realised spend.
+        self.epsilon_ = privacy_filter.epsilon
         return self
 
     def decision_function(self, X):
@@ -382,20 +441,26 @@ _PARAMS_PRIVACY = """\
         than ``1 / n_samples`` (a :class:`~sklearn_dpgd.exceptions.WeakPrivacyWarning`
         says so otherwise). 1e-8 is the value of the papers' experiments (Lee &
         Kifer, KDD 2018; Chen & Lee, Sec. V) and is meaningful up to 10^8 rows.
-    schedule : NoiseSchedule or None, default=None
+    schedule : NoiseSchedule, AdaptiveSchedule or None, default=None
         Shape of the per-step noise multipliers (see :mod:`sklearn_dpgd.schedules`);
-        any object with a ``noise_multipliers(n_steps)`` method. None means
+        any :class:`~sklearn_dpgd.schedules.NoiseSchedule`. None means
         :class:`~sklearn_dpgd.schedules.UniformSchedule`, which was as good as or
         better than exponential decay at every epsilon of
-        ``benchmarks/bench_adult.py``. The resolved object is stored in
-        ``schedule_``.
+        ``benchmarks/bench_adult.py``. An adaptive strategy
+        (:class:`~sklearn_dpgd.schedules.AdaptiveStepSchedule`, DP-AGD;
+        :class:`~sklearn_dpgd.schedules.LineSearchSchedule`, DP-BLSGD) instead
+        chooses step sizes and per-step budgets during training from privatised
+        feedback, under a privacy filter; ``learning_rate``, ``momentum``,
+        ``average`` and ``batch_size`` do not apply to it. The resolved object is
+        stored in ``schedule_``.
     max_iter : int or "auto", default="auto"
         Number of private gradient steps ``T``. Every step costs privacy, so all of
         them are taken: there is no early stopping on the private loss. "auto" uses
         :func:`~sklearn_dpgd.schedules.auto_max_iter`, a rule in public quantities
         only (epsilon, delta, n_samples, n_features, number of classes,
         neighboring): few steps at small budgets, where each step's noise would
-        dominate, and up to 1000 at large ones."""
+        dominate, and up to 1000 at large ones. With an adaptive schedule, an int
+        caps the number of updates and "auto" lets the budget end the run."""
 
 _PARAMS_OPTIMISER = """\
     momentum : float, default=0.9
@@ -458,25 +523,31 @@ _ATTRIBUTES = """\
     classes_ : ndarray of shape (n_classes,)
         Class labels; for binary problems ``classes_[1]`` is the positive class.
     n_iter_ : int
-        Number of private steps taken.
+        Number of parameter updates (private steps) taken.
+    learning_rates_ : ndarray of shape (`n_iter_`,)
+        Step size of each update: the plan's (data-independent schedules) or the
+        privately chosen one (adaptive schedules).
     n_features_in_ : int
         Number of features seen during fit.
     feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of features seen during fit, when ``X`` has string column names.
-    schedule_ : NoiseSchedule
+    schedule_ : NoiseSchedule or AdaptiveSchedule
         The schedule used.
-    noise_multipliers_ : ndarray of shape (`n_iter_`,)
-        Noise std of each step in units of the clipped-gradient sensitivity
-        ``Delta``.
-    ledger_ : tuple of GaussianSteps
-        What ran: (noise multiplier, sampling rate, count) run-length encoded; the
-        fit can be re-audited from it alone with
-        :func:`~sklearn_dpgd.accounting.ledger_epsilon`.
+    noise_multipliers_ : ndarray of shape (n_gradients,)
+        Noise std of each noisy gradient in units of the clipped-gradient
+        sensitivity ``Delta`` (``n_gradients == n_iter_`` except for adaptive
+        schedules, which may draw extra gradients: their per-step budgets).
+    ledger_ : tuple of GaussianSteps, SparseVectorSteps or NoisyMaxSteps
+        What ran: (noise multiplier, sampling rate, count) run-length encoded, and
+        for adaptive schedules the private selections; the fit can be re-audited
+        from it alone with :func:`~sklearn_dpgd.accounting.ledger_epsilon`.
     mu_ : float or None
         GDP parameter spent, ``sqrt(sum_t noise_multipliers_[t] ** -2)``, for
-        full-batch runs; None for subsampled ones (no closed form).
+        full-batch runs; None for subsampled or adaptive ones (no closed form).
     epsilon_ : float
         Epsilon spent at ``delta_``; at most ``epsilon`` (equal up to ~1e-11).
+        For adaptive schedules, the guarantee of their privacy filter:
+        ``epsilon``.
     delta_ : float
         The delta of the guarantee."""
 

@@ -96,3 +96,32 @@ def noisy_gradient_descent(
     k = max(1, int(np.ceil(average * T)))
     theta = np.mean(iterates[T - k :], axis=0)
     return theta[:, :d], theta[:, d]
+
+
+def per_example_losses(X, y, W, b, fit_intercept, loss, h=0.5):
+    """Per-example loss of a linear model, shape (n,): sigmoid/softmax/OvR hinge."""
+    X = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=float)
+    M = X @ W.T + (b if fit_intercept else 0.0)
+    K = W.shape[0]
+    if K == 1:
+        s = 2.0 * y - 1.0
+        return loss_value(s * M[:, 0], loss, h)
+    if loss == "huber_hinge":
+        S = np.where(np.arange(K)[None, :] == y[:, None], 1.0, -1.0)
+        return loss_value(S * M, loss, h).sum(axis=1)
+    top = M.max(axis=1)
+    lse = top + np.log(np.exp(M - top[:, None]).sum(axis=1))
+    return lse - M[np.arange(len(y)), y]
+
+
+def clipped_objective_along(X, y, W, b, D, db, etas, fit_intercept, clip, loss, h=0.5):
+    """sum_i min(l_i(theta - eta D), clip) for each eta (algorithms.md, DP-AGD)."""
+    return np.array(
+        [
+            np.minimum(
+                per_example_losses(X, y, W - e * D, b - e * db, fit_intercept, loss, h),
+                clip,
+            ).sum()
+            for e in etas
+        ]
+    )

@@ -19,6 +19,7 @@ from sklearn_dpgd import DPHuberSVM, DPLogisticRegression  # noqa: E402
 from sklearn_dpgd._dask import DaskRows  # noqa: E402
 from sklearn_dpgd._losses import LOSS_CODES  # noqa: E402
 from sklearn_dpgd.exceptions import PrivacyLeakWarning  # noqa: E402
+from sklearn_dpgd.schedules import AdaptiveStepSchedule, LineSearchSchedule  # noqa: E402
 
 ESTIMATORS = [DPLogisticRegression, DPHuberSVM]
 
@@ -277,3 +278,36 @@ def test_importing_the_package_does_not_import_dask():
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
     assert out.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize(
+    "schedule",
+    [AdaptiveStepSchedule(), LineSearchSchedule(sampling_rate=1.0)],
+    ids=["dp-agd", "dp-blgd"],
+)
+def test_adaptive_full_batch_same_model_as_numpy(client, schedule):
+    # The private selections read the objective through the same backend: full
+    # batch, the random stream is the NumPy path's, so the runs coincide.
+    X, y = _data()
+    params = dict(epsilon=2.0, delta=1e-6, max_iter=10, classes=[1, 11])
+    ref = DPLogisticRegression(**params, schedule=schedule, random_state=3).fit(X, y)
+    fitted = DPLogisticRegression(**params, schedule=schedule, random_state=3).fit(
+        *_dask(X, y)
+    )
+    np.testing.assert_allclose(fitted.coef_, ref.coef_, rtol=0, atol=1e-10)
+    np.testing.assert_array_equal(fitted.learning_rates_, ref.learning_rates_)
+    assert fitted.ledger_ == ref.ledger_ and fitted.epsilon_ == ref.epsilon_
+
+
+def test_adaptive_line_search_with_sampling(client):
+    X, y = _data()
+    est = DPLogisticRegression(
+        epsilon=2.0,
+        delta=1e-6,
+        max_iter=10,
+        schedule=LineSearchSchedule(),
+        classes=[1, 11],
+        random_state=3,
+    ).fit(*_dask(X, y))
+    assert est.n_iter_ == 10 and est.epsilon_ == 2.0
+    assert all(r.sampling_rate == 0.1 for r in est.ledger_)

@@ -21,6 +21,7 @@ from sklearn_dpgd import (
     WeakPrivacyWarning,
 )
 from sklearn_dpgd.accounting import gdp_epsilon, gdp_mu_from_noise_multipliers
+from sklearn_dpgd.schedules import AdaptiveStepSchedule, LineSearchSchedule
 
 
 @pytest.fixture(autouse=True)
@@ -48,6 +49,8 @@ def _data(n=2000, d=8, seed=0, n_classes=2):
         DPLogisticRegression(),
         DPHuberSVM(),
         DPLogisticRegression(epsilon=100.0, neighboring="replace", classes=None),
+        DPLogisticRegression(schedule=AdaptiveStepSchedule(), max_iter=20),
+        DPHuberSVM(schedule=LineSearchSchedule(), max_iter=20),
     ]
 )
 def test_sklearn_estimator_checks(estimator, check):

@@ -1,0 +1,417 @@
+"""Adaptive strategies (DP-AGD, DP-BLSGD): oracle queries, accounting, filter, fits."""
+
+import math
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from dp_accounting import dp_event, rdp
+from scipy import integrate, stats
+from sklearn.base import clone
+from sklearn.datasets import make_classification
+
+from sklearn_dpgd import DPHuberSVM, DPLogisticRegression
+from sklearn_dpgd._kernels import clipped_objective_along, clipped_objective_along_csr
+from sklearn_dpgd._losses import LOSS_CODES
+from sklearn_dpgd._oracle import PrivateGradientOracle
+from sklearn_dpgd.accounting import (
+    GaussianSteps,
+    NoisyMaxSteps,
+    RenyiPrivacyFilter,
+    SparseVectorSteps,
+    best_filter_order,
+    ledger_epsilon,
+    poisson_amplified_rdp,
+    pure_dp_rdp,
+    sparse_vector_rdp,
+)
+from sklearn_dpgd.exceptions import BudgetExhaustedError
+from sklearn_dpgd.schedules import AdaptiveStepSchedule, LineSearchSchedule
+
+from . import _reference as ref
+
+
+def _problem(n=300, d=6, K=1, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    y = rng.integers(0, 2 if K == 1 else K, size=n).astype(np.int64)
+    W = rng.normal(size=(K, d))
+    b = rng.normal(size=K)
+    D = rng.normal(size=(K, d))
+    db = rng.normal(size=K)
+    return X, y, W, b, D, db
+
+
+# ----------------------------------------------------------------- the kernels
+
+
+@pytest.mark.parametrize("K", [1, 3])
+@pytest.mark.parametrize("loss", ["logistic", "huber_hinge"])
+@pytest.mark.parametrize("etas", [np.arange(21) * 0.15, np.array([0.0, 2.0, 1.6, 0.5])])
+@pytest.mark.parametrize("clip", [0.7, 3.0])
+def test_objective_kernel_matches_numpy(K, loss, etas, clip):
+    X, y, W, b, D, db = _problem(K=K)
+    rows = np.arange(X.shape[0])
+    code = LOSS_CODES[loss]
+    got = clipped_objective_along(X, y, W, b, D, db, etas, rows, True, clip, code, 0.5)
+    want = ref.clipped_objective_along(X, y, W, b, D, db, etas, True, clip, loss)
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    Xs = sp.csr_matrix(X)
+    got_csr = clipped_objective_along_csr(
+        Xs.data,
+        Xs.indices,
+        Xs.indptr,
+        X.shape[1],
+        y,
+        W,
+        b,
+        D,
+        db,
+        etas,
+        rows,
+        True,
+        clip,
+        code,
+        0.5,
+    )
+    np.testing.assert_allclose(got_csr, want, rtol=1e-12)
+
+
+def test_objective_kernel_rows_and_overflow():
+    X, y, W, b, D, db = _problem()
+    rows = np.array([3, 7, 7, 250], dtype=np.int64)
+    etas = np.array([0.0, 1e308, -1e308])  # overflowing margins count as the clip
+    got = clipped_objective_along(X, y, W, b, D, db, etas, rows, False, 2.0, 0, 0.5)
+    want = ref.clipped_objective_along(
+        X[rows], y[rows], W, b, D, db, etas[:1], False, 2.0, "logistic"
+    )
+    assert got[0] == pytest.approx(want[0], rel=1e-12)
+    assert np.all(got[1:] <= 2.0 * len(rows)) and np.all(np.isfinite(got))
+
+
+# ------------------------------------------------------------------ the oracle
+
+
+def _oracle(privacy_filter, seed, X, y, sampling_rate=1.0, sensitivity=1.0):
+    return PrivateGradientOracle(
+        X,
+        y,
+        n_outputs=1,
+        loss=0,
+        huber_width=0.5,
+        clip_norm=1.0,
+        sensitivity=sensitivity,
+        fit_intercept=True,
+        privacy_filter=privacy_filter,
+        rng=np.random.default_rng(seed),
+        sampling_rate=sampling_rate,
+    )
+
+
+@pytest.mark.parametrize("factor", [1.0, 2.0])  # add/remove, replace-one
+def test_noisy_argmin_matches_numpy_twin(factor):
+    X, y, W, b, D, db = _problem()
+    etas = np.arange(5) * 0.3
+    public = np.linspace(0.0, 1.0, 5)
+    oracle = _oracle(RenyiPrivacyFilter(1.0, 1e-6, 32.0), 5, X, y, sensitivity=factor)
+    got = oracle.noisy_argmin(W[:, :], b, D, db, etas, public, 3.0, 0.2)
+    scores = ref.clipped_objective_along(X, y, W, b, D, db, etas, True, 3.0, "logistic")
+    noise = np.random.default_rng(5).exponential(factor * 3.0 / 0.2, size=5)
+    assert got == int(np.argmax(-(scores + public) + noise))
+    assert oracle.privacy_filter.ledger == (NoisyMaxSteps(0.2),)
+
+
+@pytest.mark.parametrize("noise", ["laplace", "gaussian"])
+@pytest.mark.parametrize("q", [1.0, 0.3])
+def test_sparse_vector_matches_numpy_twin(noise, q):
+    X, y, W, b, D, db = _problem()
+    etas = 2.0 * 0.8 ** np.arange(6)
+    public = -0.5 * etas
+    filt = RenyiPrivacyFilter(10.0, 1e-6, 32)
+    got = _oracle(filt, 9, X, y, q).sparse_vector_armijo(
+        W, b, D, db, etas, public, 1.0, 0.05, noise
+    )
+    rng = np.random.default_rng(9)
+    rows = np.flatnonzero(rng.random(len(y)) < q) if q < 1 else np.arange(len(y))
+    f = ref.clipped_objective_along(
+        X[rows], y[rows], W, b, D, db, np.r_[0.0, etas], True, 1.0, "logistic"
+    )
+    queries = f[0] - f[1:] + public
+    if noise == "laplace":
+        threshold = rng.laplace(0.0, 1.0 / 0.025)
+        nu = rng.laplace(0.0, 1.0 / 0.0125, size=6)
+    else:
+        threshold = rng.normal(0.0, math.sqrt(3 / 0.1))
+        nu = rng.normal(0.0, math.sqrt(3 / 0.05), size=6)
+    passed = np.flatnonzero(queries + nu >= threshold)
+    assert got == (int(passed[0]) if passed.size else -1)
+    assert filt.ledger == (SparseVectorSteps(0.05, noise, q),)
+
+
+def test_sparse_vector_accepts_clear_decrease_and_refuses_increase():
+    # Without noise worth the name (huge budget), the test is Armijo's.
+    X, y, W, b, _, _ = _problem(n=2000)
+    grad = ref.clipped_gradient_sum(X, y, W, b, True, 1e9, "logistic") / len(y)
+    etas = np.array([0.5, 0.1])
+    filt = RenyiPrivacyFilter(1e9, 1e-6, 2.0)
+    oracle = _oracle(filt, 0, X, y)
+    D, db = grad[:, :-1], grad[:, -1]
+    g2 = float(np.vdot(grad, grad))
+    i = oracle.sparse_vector_armijo(
+        W, b, D, db, etas, -0.1 * etas * g2 * 2000, 50.0, 1e6, "laplace"
+    )
+    assert i == 0
+    i = oracle.sparse_vector_armijo(
+        W, b, -D, -db, etas, np.zeros(2), 50.0, 1e6, "laplace"
+    )
+    assert i == -1  # ascent directions never pass
+
+
+def test_filter_refuses_overspending_query_before_computing():
+    X, y, W, b, D, db = _problem()
+    filt = RenyiPrivacyFilter(2.0, 1e-6, 16.0)
+    oracle = _oracle(filt, 3, X, y)
+    state = oracle._rng.bit_generator.state
+    with pytest.raises(BudgetExhaustedError, match="would spend"):
+        oracle.noisy_argmin(W, b, D, db, np.arange(3.0), np.zeros(3), 1.0, 10.0)
+    with pytest.raises(BudgetExhaustedError):
+        oracle.sparse_vector_armijo(
+            W, b, D, db, np.ones(2), np.zeros(2), 1.0, 5.0, "laplace"
+        )
+    with pytest.raises(BudgetExhaustedError):
+        oracle.noisy_gradient(W, b, 0.01)
+    assert oracle._rng.bit_generator.state == state  # nothing was drawn
+    assert filt.ledger == () and filt.rdp_spent == 0.0
+
+
+# ------------------------------------------------------------------ accounting
+
+
+def _svt_outcome_probabilities(queries, thr_scale, q_scale, kind):
+    """P(stop at i), i = 0..m-1, and P(no stop), by integrating the threshold noise."""
+    dist = stats.laplace if kind == "laplace" else stats.norm
+    m = len(queries)
+
+    def prob(i, lam):
+        below = np.prod([dist.cdf(lam - queries[j], scale=q_scale) for j in range(i)])
+        if i == m:
+            return below
+        return below * dist.sf(lam - queries[i], scale=q_scale)
+
+    out = []
+    for i in range(m + 1):
+        val, _ = integrate.quad(
+            lambda lam, i=i: prob(i, lam) * dist.pdf(lam, scale=thr_scale),
+            -np.inf,
+            np.inf,
+            epsabs=1e-14,
+            epsrel=1e-12,
+            limit=200,
+        )
+        out.append(val)
+    return np.array(out)
+
+
+@pytest.mark.parametrize("kind", ["laplace", "gaussian"])
+def test_sparse_vector_rdp_bounds_the_exact_renyi_divergence(kind):
+    # Two neighbouring query vectors, every query moved by the sensitivity 1 in
+    # the direction that favours different outcomes; the numerically exact Renyi
+    # divergence of the outputs must stay below Thm 2 / Thm 3 of Chen & Lee.
+    budget = 1.0
+    if kind == "laplace":
+        thr, qs = 1.0 / (budget / 2), 1.0 / (budget / 4)
+    else:
+        thr, qs = math.sqrt(3 / (2 * budget)), math.sqrt(3 / budget)
+    q0 = np.array([-1.0, 0.5, 0.0])
+    worst = 0.0
+    for shift in ([1, 1, 1], [-1, -1, -1], [1, -1, 1], [-1, 1, -1], [-1, -1, 1]):
+        P = _svt_outcome_probabilities(q0, thr, qs, kind)
+        Q = _svt_outcome_probabilities(q0 + np.array(shift), thr, qs, kind)
+        assert P.sum() == pytest.approx(1.0, abs=1e-9)
+        for a in (2.0, 4.0, 8.0):
+            for A, B in ((P, Q), (Q, P)):
+                div = math.log(np.sum(A**a * B ** (1 - a))) / (a - 1)
+                bound = sparse_vector_rdp([a], budget, kind)[0]
+                assert div <= bound + 1e-9
+                worst = max(worst, div / bound)
+    assert worst > 0.05  # the check is not vacuous: divergences are of that order
+
+
+def test_sparse_vector_rdp_closed_forms():
+    orders = np.array([1.5, 2.0, 10.0])
+    np.testing.assert_allclose(
+        sparse_vector_rdp(orders, 0.3, "gaussian"), 0.3 * orders, rtol=1e-14
+    )
+    # Laplace, eq. (4): tends to epsilon_BT (pure DP) for large orders, and its
+    # limit alpha -> 1 is small: bounded by the pure-DP conversion.
+    big = sparse_vector_rdp([1e6], 0.2, "laplace")[0]
+    assert big == pytest.approx(0.2, rel=1e-3)
+    assert np.all(sparse_vector_rdp(orders, 0.2) <= pure_dp_rdp(orders, 0.2) + 1e-15)
+    with pytest.raises(ValueError, match="noise"):
+        sparse_vector_rdp(orders, 0.2, "cauchy")
+
+
+def test_amplification_bounds_exact_subsampled_gaussian():
+    # Lemma 4 (Zhu & Wang) applied to the Gaussian must upper-bound the exact
+    # subsampled-Gaussian RDP (dp-accounting), and not by much.
+    for z, q in [(1.0, 0.1), (3.0, 0.01), (0.8, 0.5)]:
+        for a in (2, 8, 32):
+            bound = poisson_amplified_rdp(lambda o, z=z: o / (2 * z * z), q, a)
+            acc = rdp.RdpAccountant([float(a)])
+            acc.compose(dp_event.PoissonSampledDpEvent(q, dp_event.GaussianDpEvent(z)))
+            exact = acc._rdp[0]
+            assert exact <= bound * (1 + 1e-9)
+            assert bound <= 3.5 * exact + 1e-12
+    assert poisson_amplified_rdp(lambda o: 0.1 * o, 1.0, 5) == pytest.approx(0.5)
+    with pytest.raises(ValueError, match="order"):
+        poisson_amplified_rdp(lambda o: o, 0.1, 2.5)
+
+
+def test_filter_budget_and_order_choice():
+    filt = RenyiPrivacyFilter(1.0, 1e-6, 20.0)
+    conv = math.log1p(-1 / 20) - (math.log(1e-6) + math.log(20)) / 19
+    assert filt.budget == pytest.approx(1.0 - conv)
+    with pytest.raises(ValueError, match="larger order"):
+        RenyiPrivacyFilter(0.1, 1e-8, 2.0)
+    orders = np.arange(2.0, 400.0)
+    order = best_filter_order(0.5, 1e-8, orders, orders * 1e-4)
+    # For a zCDP-like nominal step the best order maximises (eps - c(a)) / a.
+    rooms = [
+        (0.5 - (math.log1p(-1 / a) - (math.log(1e-8) + math.log(a)) / (a - 1))) / a
+        for a in orders
+    ]
+    assert order == orders[int(np.argmax(rooms))]
+
+
+# ------------------------------------------------------------------ the fits
+
+
+@pytest.fixture(scope="module")
+def binary():
+    X, y = make_classification(
+        n_samples=3000, n_features=8, n_informative=5, random_state=0
+    )
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    return X, y
+
+
+SCHEDULES = [
+    AdaptiveStepSchedule(),
+    LineSearchSchedule(),
+    LineSearchSchedule(sampling_rate=1.0),
+    LineSearchSchedule(noise="gaussian", clip_decay=0.05),
+]
+
+
+@pytest.mark.parametrize("schedule", SCHEDULES, ids=repr)
+@pytest.mark.parametrize("Estimator", [DPLogisticRegression, DPHuberSVM])
+def test_fit_never_overspends_and_learns(schedule, Estimator, binary):
+    X, y = binary
+    est = Estimator(
+        epsilon=1.0, delta=1e-6, schedule=schedule, classes=[0, 1], random_state=0
+    ).fit(X, y)
+    assert est.epsilon_ == 1.0 and est.delta_ == 1e-6 and est.mu_ is None
+    # Re-audit at the filter's order from the ledger (independent of the filter's
+    # running sum): within the budget.
+    filt = schedule.make_filter(_context(est, X))
+    spent = sum(filt.cost(r) for r in est.ledger_)
+    assert spent <= filt.budget * (1 + 1e-12)
+    assert spent >= 0.5 * filt.budget  # and the budget was used
+    assert ledger_epsilon(est.ledger_, 1e-6) <= 1.0 + 1e-9
+    assert est.n_iter_ == est.learning_rates_.shape[0] >= 5
+    assert np.all(est.learning_rates_ > 0)
+    n_gauss = sum(r.count for r in est.ledger_ if isinstance(r, GaussianSteps))
+    assert est.noise_multipliers_.shape == (n_gauss,)
+    assert est.score(X, y) > 0.75
+
+
+def _context(est, X):
+    from sklearn_dpgd.schedules import ScheduleContext
+
+    q = est.schedule_.sampling_rate
+    return ScheduleContext(
+        epsilon=est.epsilon,
+        delta=est.delta,
+        n_samples=X.shape[0],
+        n_features=X.shape[1],
+        n_outputs=1,
+        fit_intercept=True,
+        clip_norm=1.0,
+        sensitivity=1.0,
+        alpha=0.0,
+        margin_smoothness=0.25,
+        initial_loss=math.log(2),
+        sampling_rate=q,
+    )
+
+
+def test_adaptive_fit_is_reproducible_and_multiclass():
+    X, y = make_classification(
+        n_samples=1500, n_features=6, n_informative=4, n_classes=3, random_state=1
+    )
+    for schedule in (AdaptiveStepSchedule(), LineSearchSchedule()):
+        a = DPLogisticRegression(
+            epsilon=2.0, schedule=schedule, classes=[0, 1, 2], random_state=4
+        ).fit(X, y)
+        b = clone(a).fit(X, y)
+        np.testing.assert_array_equal(a.coef_, b.coef_)
+        assert a.coef_.shape == (3, 6) and a.score(X, y) > 0.5
+
+
+def test_max_iter_caps_updates(binary):
+    X, y = binary
+    est = DPLogisticRegression(
+        schedule=AdaptiveStepSchedule(), max_iter=7, classes=[0, 1], random_state=0
+    ).fit(X, y)
+    assert est.n_iter_ == 7
+
+
+def test_adaptive_rejects_batch_size_and_replace_with_sampling(binary):
+    X, y = binary
+    with pytest.raises(ValueError, match="batch_size must be None"):
+        DPLogisticRegression(schedule=LineSearchSchedule(), batch_size=64).fit(X, y)
+    with pytest.raises(ValueError, match="add/remove"):
+        DPLogisticRegression(schedule=LineSearchSchedule(), neighboring="replace").fit(
+            X, y
+        )
+    # Full batch under replace-one is fine: sensitivities double.
+    est = DPLogisticRegression(
+        schedule=AdaptiveStepSchedule(),
+        neighboring="replace",
+        classes=[0, 1],
+        random_state=0,
+    ).fit(X, y)
+    assert est.epsilon_ == 1.0
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"gamma": 0.0}, "gamma"),
+        ({"n_candidates": 1}, "n_candidates"),
+        ({"selection_fraction": 1.0}, "selection_fraction"),
+        ({"growth": 0.9}, "growth"),
+    ],
+)
+def test_adaptive_step_validation(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        AdaptiveStepSchedule(**kwargs)
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"sampling_rate": 0.0}, "sampling_rate"),
+        ({"noise": "cauchy"}, "noise"),
+        ({"armijo": 1.0}, "armijo"),
+        ({"backtrack": 1.5}, "backtrack"),
+        ({"max_backtracks": 0}, "max_backtracks"),
+        ({"phi_max": 1.0}, "phi_max"),
+        ({"clip_decay": 1.0}, "clip_decay"),
+    ],
+)
+def test_line_search_validation(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        LineSearchSchedule(**kwargs)
+    with pytest.raises(TypeError, match="max_backtracks"):
+        LineSearchSchedule(max_backtracks=2.5)
