@@ -124,6 +124,48 @@ class PrivateGradientOracle:
             rows = np.flatnonzero(self._rng.random(self.n_samples) < self.sampling_rate)
         else:
             rows = self._all_rows
+        grad = self._clipped_sum(W, b, rows)
+        self._add_noise(grad, noise_multiplier)
+        grad /= self.sampling_rate * self.n_samples
+        return grad
+
+    def noisy_batch_gradient(self, W, b, rows, noise_multiplier):
+        """Private mean gradient over given rows: ``(sum_{i in rows} clip(g_i, C) +
+        N(0, (z D)^2 I)) / len(rows)``.
+
+        The query of Snowball-SGD (:mod:`sklearn_dpgd._snowball`): the batch is a
+        block of a random permutation drawn by the caller before any data is read,
+        and the filter (an :class:`~sklearn_dpgd.accounting.AmplifiedIterationFilter`
+        holding the approved plan) is charged with ``(len(rows), z)`` first.
+
+        Parameters
+        ----------
+        W : ndarray of shape (n_outputs, n_features), float64
+        b : ndarray of shape (n_outputs,), float64
+        rows : ndarray of shape (batch_size,), int64
+            Distinct row indices of the batch.
+        noise_multiplier : float
+            ``z``: noise std on the sum in units of the sensitivity ``Delta``.
+
+        Returns
+        -------
+        grad : ndarray of shape (n_outputs, n_features + 1)
+            As :meth:`noisy_gradient`.
+
+        Raises
+        ------
+        BudgetExhaustedError
+            If the step is not the next one of the approved plan; nothing is
+            computed then.
+        """
+        rows = np.asarray(rows, dtype=np.int64)
+        self.privacy_filter.charge(rows.shape[0], noise_multiplier)
+        grad = self._clipped_sum(W, b, rows)
+        self._add_noise(grad, noise_multiplier)
+        grad /= rows.shape[0]
+        return grad
+
+    def _clipped_sum(self, W, b, rows):
         args = (
             W,
             b,
@@ -136,11 +178,10 @@ class PrivateGradientOracle:
         )
         if self._sparse:
             data, indices, indptr, d = self._csr
-            grad = clipped_gradient_sum_csr(data, indices, indptr, d, self._y, *args)
-        else:
-            grad = clipped_gradient_sum(self._X, self._y, *args)
+            return clipped_gradient_sum_csr(data, indices, indptr, d, self._y, *args)
+        return clipped_gradient_sum(self._X, self._y, *args)
+
+    def _add_noise(self, grad, noise_multiplier):
         width = self.n_features + 1 if self._fit_intercept else self.n_features
         sigma = noise_multiplier * self._sensitivity
         grad[:, :width] += sigma * self._rng.standard_normal((self.n_outputs, width))
-        grad /= self.sampling_rate * self.n_samples
-        return grad

@@ -55,6 +55,8 @@ class _BaseDPLinearClassifier(ClassifierMixin, BaseEstimator):
         "fit_intercept": ["boolean"],
         "neighboring": [StrOptions({"add_remove", "replace"})],
         "classes": ["array-like", None],
+        "solver": [StrOptions({"gd", "snowball"})],
+        "radius": [Interval(Real, 0, None, closed="neither")],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
     }
@@ -75,7 +77,14 @@ class _BaseDPLinearClassifier(ClassifierMixin, BaseEstimator):
 
     def _check_finite_params(self):
         # Interval constraints let NaN and inf through for unbounded sides.
-        for name in ("epsilon", "learning_rate", "clip_norm", "alpha", "momentum"):
+        for name in (
+            "epsilon",
+            "learning_rate",
+            "clip_norm",
+            "alpha",
+            "momentum",
+            "radius",
+        ):
             value = getattr(self, name)
             if not np.isfinite(value):
                 raise ValueError(f"{name} must be finite, got {value!r}.")
@@ -185,6 +194,10 @@ class _BaseDPLinearClassifier(ClassifierMixin, BaseEstimator):
                 WeakPrivacyWarning,
                 stacklevel=2,
             )
+        if self.solver == "snowball":  # its own plan and accounting: _snowball.py
+            from ._snowball import fit_snowball
+
+            return fit_snowball(self, X, y_index, n_outputs)
 
         sampling_rate = 1.0
         if self.batch_size is not None:
@@ -423,8 +436,33 @@ _PARAMS_OPTIMISER = """\
         :class:`~sklearn_dpgd.exceptions.PrivacyLeakWarning` is raised: which labels
         occur is then not protected. When given, labels outside it raise, and a
         declared class may be absent from ``y``.
+    solver : {"gd", "snowball"}, default="gd"
+        "gd": the private gradient descent described above. "snowball":
+        Snowball-SGD (Feldman, Koren & Talwar, STOC 2020, Sec. 3, Thm 3.1 and 3.5;
+        ``sklearn_dpgd/_snowball.py``): one pass over the rows in a random order,
+        batches growing as ``B_t = ceil(f sqrt(p) / (rho sqrt(T - t + 1)))``
+        (``p`` parameters, ``f = 1`` add/remove-one, ``2`` replace-one), noise
+        ``clip_norm / sqrt(p)`` per coordinate of each batch-mean gradient, a
+        constant step ``min(2 radius / (clip_norm sqrt(2 T)), 2 / beta)``,
+        projection onto the ball of radius ``radius``, and the last iterate
+        released. Its privacy comes from amplification by iteration:
+        ``(alpha, alpha rho^2 / 2)``-RDP, converted to ``(epsilon, delta)`` by
+        the RDP conversion (not the exact GDP one of "gd"). It needs convex,
+        Lipschitz and smooth per-example losses: each row ``[x_i, 1]`` is scaled
+        to norm ``clip_norm / G_K`` (``G_K`` = 1 binary, ``sqrt(2)`` softmax,
+        ``sqrt(K)`` one-vs-rest hinge), which keeps every gradient within
+        ``clip_norm`` and bounds the smoothness ``beta``. ``schedule`` and
+        ``batch_size`` must be None; ``max_iter``, ``learning_rate``,
+        ``momentum``, ``average`` and ``accountant`` are not used (the horizon
+        and step come from ``n_samples`` and the budget).
+    radius : float, default=10.0
+        Radius of the ball (all coefficients and intercepts, Frobenius norm) onto
+        which ``solver="snowball"`` projects; the paper's diameter is
+        ``D = 2 radius``. Unused by ``solver="gd"``. 10 was chosen on a holdout of
+        Adult's *training* split (among 1, 3, 10, 30), never its test split.
     random_state : int, RandomState instance or None, default=None
-        Seeds the noise. Pass an int for reproducible fits.
+        Seeds the noise (and the order of the rows for ``solver="snowball"``).
+        Pass an int for reproducible fits.
     verbose : int, default=0
         If > 0, print the noise multiplier and the norm of the noisy gradient at each
         step (privatised values only)."""
@@ -440,25 +478,29 @@ _ATTRIBUTES = """\
     classes_ : ndarray of shape (n_classes,)
         Class labels; for binary problems ``classes_[1]`` is the positive class.
     n_iter_ : int
-        Number of private steps taken.
+        Number of private steps taken (a function of public quantities only).
     n_features_in_ : int
         Number of features seen during fit.
     feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of features seen during fit, when ``X`` has string column names.
-    schedule_ : NoiseSchedule
-        The schedule used.
+    schedule_ : NoiseSchedule or None
+        The schedule used (None for ``solver="snowball"``).
     noise_multipliers_ : ndarray of shape (`n_iter_`,)
         Noise std of each step in units of the clipped-gradient sensitivity
         ``Delta``.
-    ledger_ : tuple of GaussianSteps
-        What ran: (noise multiplier, sampling rate, count) run-length encoded; the
-        fit can be re-audited from it alone with
+    ledger_ : tuple of GaussianSteps or tuple of one SnowballSteps
+        What ran: (noise multiplier, sampling rate, count) run-length encoded, or
+        for ``solver="snowball"`` one
+        :class:`~sklearn_dpgd.accounting.SnowballSteps` (batch sizes, noise
+        multipliers, steps); the fit can be re-audited from it alone with
         :func:`~sklearn_dpgd.accounting.ledger_epsilon`.
     mu_ : float or None
         GDP parameter spent, ``sqrt(sum_t noise_multipliers_[t] ** -2)``, for
-        full-batch runs; None for subsampled ones (no closed form).
+        full-batch runs; None for subsampled and Snowball runs (no closed form).
     epsilon_ : float
-        Epsilon spent at ``delta_``; at most ``epsilon`` (equal up to ~1e-11).
+        Epsilon spent at ``delta_``; at most ``epsilon`` (equal up to ~1e-11 for
+        ``solver="gd"``; for "snowball" a little below, as batch sizes are
+        rounded up).
     delta_ : float
         The delta of the guarantee."""
 
@@ -566,6 +608,8 @@ class DPLogisticRegression(_BaseDPLinearClassifier):
         fit_intercept=True,
         neighboring="add_remove",
         classes=None,
+        solver="gd",
+        radius=10.0,
         random_state=None,
         verbose=0,
     ):
@@ -583,6 +627,8 @@ class DPLogisticRegression(_BaseDPLinearClassifier):
         self.fit_intercept = fit_intercept
         self.neighboring = neighboring
         self.classes = classes
+        self.solver = solver
+        self.radius = radius
         self.random_state = random_state
         self.verbose = verbose
 
@@ -711,6 +757,8 @@ class DPHuberSVM(_BaseDPLinearClassifier):
         fit_intercept=True,
         neighboring="add_remove",
         classes=None,
+        solver="gd",
+        radius=10.0,
         random_state=None,
         verbose=0,
     ):
@@ -729,6 +777,8 @@ class DPHuberSVM(_BaseDPLinearClassifier):
         self.fit_intercept = fit_intercept
         self.neighboring = neighboring
         self.classes = classes
+        self.solver = solver
+        self.radius = radius
         self.random_state = random_state
         self.verbose = verbose
 
