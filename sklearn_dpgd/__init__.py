@@ -4,6 +4,7 @@ Private (noisy, per-example clipped) gradient descent with exact budget calibrat
 by Gaussian differential privacy.
 """
 
+from .baselines import OutputPerturbationClassifier, PhasedLocalizationClassifier
 from .exceptions import BudgetExhaustedError, PrivacyLeakWarning, WeakPrivacyWarning
 from .linear_model import DPHuberSVM, DPLogisticRegression
 from .schedules import (
@@ -28,8 +29,10 @@ __all__ = [
     "ExponentialDecaySchedule",
     "LineSearchSchedule",
     "NoiseSchedule",
+    "OutputPerturbationClassifier",
     "PLOptimalSchedule",
     "PURSchedule",
+    "PhasedLocalizationClassifier",
     "PrivacyLeakWarning",
     "StepDecaySchedule",
     "TimeDecaySchedule",

@@ -74,6 +74,23 @@ class LocalRows:
         grad_sum : ndarray of shape (K, n_features + 1), float64
         """
         rows = self._sample(sampling_rate, rng)
+        return self.clipped_sum_rows(W, b, kernel_args, rows)
+
+    def clipped_sum_rows(self, W, b, kernel_args, rows):
+        """Clipped-gradient sum over the given rows (no noise).
+
+        Parameters
+        ----------
+        W : ndarray of shape (K, n_features), float64
+        b : ndarray of shape (K,), float64
+        kernel_args : tuple
+            ``(fit_intercept, clip_norm, loss, h)`` of the kernel.
+        rows : ndarray of shape (n_rows,), int64
+
+        Returns
+        -------
+        grad_sum : ndarray of shape (K, n_features + 1), float64
+        """
         args = (W, b, self._row_norms, rows, *kernel_args)
         if self._sparse:
             data, indices, indptr, d = self._csr
@@ -222,11 +239,56 @@ class PrivateGradientOracle:
         clip = self._clip_norm if clip_norm is None else float(clip_norm)
         kernel_args = (self._fit_intercept, clip, self._loss, self._h)
         grad = self._rows.clipped_sum(W, b, kernel_args, self.sampling_rate, self._rng)
-        width = self.n_features + 1 if self._fit_intercept else self.n_features
-        sigma = noise_multiplier * self._sensitivity * (clip / self._clip_norm)
-        grad[:, :width] += sigma * self._rng.standard_normal((self.n_outputs, width))
+        self._add_noise(grad, noise_multiplier * (clip / self._clip_norm))
         grad /= self.sampling_rate * self.n_samples
         return grad
+
+    def noisy_batch_gradient(self, W, b, rows, noise_multiplier):
+        """Private mean gradient over given rows: ``(sum_{i in rows} clip(g_i, C) +
+        N(0, (z D)^2 I)) / len(rows)``.
+
+        The query of Snowball-SGD (:mod:`sklearn_dpgd._snowball`): the batch is a
+        block of a random permutation drawn by the caller before any data is read,
+        and the filter (an :class:`~sklearn_dpgd.accounting.AmplifiedIterationFilter`
+        holding the approved plan) is charged with ``(len(rows), z)`` first.
+
+        Parameters
+        ----------
+        W : ndarray of shape (n_outputs, n_features), float64
+        b : ndarray of shape (n_outputs,), float64
+        rows : ndarray of shape (batch_size,), int64
+            Distinct row indices of the batch.
+        noise_multiplier : float
+            ``z``: noise std on the sum in units of the sensitivity ``Delta``.
+
+        Returns
+        -------
+        grad : ndarray of shape (n_outputs, n_features + 1)
+            As :meth:`noisy_gradient`.
+
+        Raises
+        ------
+        BudgetExhaustedError
+            If the step is not the next one of the approved plan; nothing is
+            computed then.
+        TypeError
+            If the data backend cannot address rows (Dask).
+        """
+        rows = np.asarray(rows, dtype=np.int64)
+        if not isinstance(self._rows, LocalRows):
+            raise TypeError("solver='snowball' needs in-memory (NumPy or CSR) data.")
+        self.privacy_filter.charge(rows.shape[0], noise_multiplier)
+        grad = self._rows.clipped_sum_rows(W, b, self._kernel_args, rows)
+        self._add_noise(grad, noise_multiplier)
+        grad /= rows.shape[0]
+        return grad
+
+    def _add_noise(self, grad, noise_multiplier):
+        # The one place Gaussian noise is drawn: std z * Delta on every computed
+        # coordinate (the intercept column only when it is fitted).
+        width = self.n_features + 1 if self._fit_intercept else self.n_features
+        sigma = noise_multiplier * self._sensitivity
+        grad[:, :width] += sigma * self._rng.standard_normal((self.n_outputs, width))
 
     def _objective_along(self, W, b, D, db, etas, sampling_rate, objective_clip):
         objective_args = (

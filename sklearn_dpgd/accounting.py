@@ -39,11 +39,13 @@ from scipy.special import log_ndtr
 from .exceptions import BudgetExhaustedError
 
 __all__ = [
+    "AmplifiedIterationFilter",
     "GaussianPrivacyFilter",
     "GaussianSteps",
     "NoisyMaxSteps",
     "RdpPrivacyFilter",
     "RenyiPrivacyFilter",
+    "SnowballSteps",
     "SparseVectorSteps",
     "best_filter_order",
     "poisson_amplified_rdp",
@@ -388,6 +390,98 @@ class GaussianSteps:
             raise ValueError(f"count must be an integer >= 1, got {self.count!r}.")
 
 
+@dataclass(frozen=True)
+class SnowballSteps:
+    """A one-pass projected noisy SGD run (Snowball-SGD): one entry of ``ledger_``.
+
+    Step ``t`` sums the per-example gradients of its own ``batch_sizes[t]`` rows
+    (clipped to the sensitivity; every row used in at most one step), adds Gaussian
+    noise of std ``noise_multipliers[t]`` times the sensitivity, divides by the batch
+    size and moves by ``learning_rates[t]`` before projecting onto a convex set.
+    Only the last iterate is released.
+
+    Parameters
+    ----------
+    batch_sizes : tuple of int
+        ``B_t`` of each step, each >= 1.
+    noise_multipliers : tuple of float
+        ``z_t``: noise std on the batch *sum* in units of the sensitivity, each > 0.
+    learning_rates : tuple of float
+        ``eta_t`` of each step, each > 0.
+
+    Attributes
+    ----------
+    rho : float
+        The parameter of the ``(alpha, alpha rho^2 / 2)``-RDP guarantee, for all
+        orders ``alpha > 1`` (property; see Notes).
+
+    Raises
+    ------
+    ValueError
+        If the three tuples differ in length, are empty, or hold an entry out of
+        range.
+
+    Notes
+    -----
+    Feldman, Koren & Talwar (STOC 2020; seed 002), Thm 3.1, by privacy amplification
+    by iteration: a run of contractive steps (convex, ``beta``-smooth per-example
+    losses with ``eta_t <= 2 / beta``, projection onto a convex set) is
+    ``(alpha, alpha rho^2 / 2)``-RDP with::
+
+        rho = max_t Delta eta_t / (B_t sqrt(sum_{s >= t} eta_s^2 sigma_s^2))
+
+    where ``Delta / B_t`` bounds how far one row moves the step-``t`` mean gradient
+    (``Delta = L`` under add/remove-one, ``2 L`` under replace-one, the paper's
+    ``2 L``) and ``sigma_s = z_s Delta / B_s`` is the noise std on the mean gradient.
+    ``Delta`` cancels: ``rho = max_t (eta_t / B_t) / sqrt(sum_{s >= t}
+    (eta_s z_s / B_s)^2)``. The contractivity condition cannot be read from the
+    record; the code that runs the steps enforces it.
+    """
+
+    batch_sizes: tuple
+    noise_multipliers: tuple
+    learning_rates: tuple
+
+    def __post_init__(self):
+        n = len(self.batch_sizes)
+        if n == 0 or not n == len(self.noise_multipliers) == len(self.learning_rates):
+            raise ValueError(
+                "batch_sizes, noise_multipliers and learning_rates must be non-empty "
+                "and of equal length."
+            )
+        for b in self.batch_sizes:
+            if isinstance(b, bool) or not isinstance(b, Integral) or b < 1:
+                raise ValueError(f"batch_sizes must be integers >= 1, got {b!r}.")
+        for z in self.noise_multipliers:
+            _check_positive(z, "noise_multiplier")
+        for eta in self.learning_rates:
+            _check_positive(eta, "learning_rate")
+
+    @property
+    def rho(self):
+        """``rho`` of Feldman, Koren & Talwar (2020), Thm 3.1 (see Notes)."""
+        b = np.asarray(self.batch_sizes, dtype=float)
+        eta = np.asarray(self.learning_rates, dtype=float)
+        z = np.asarray(self.noise_multipliers, dtype=float)
+        tail = np.cumsum(((eta * z / b) ** 2)[::-1])[::-1]
+        return float(np.max((eta / b) / np.sqrt(tail)))
+
+    def rdp(self, orders):
+        """RDP ``alpha rho^2 / 2`` at each order: ndarray of shape (n_orders,).
+
+        Parameters
+        ----------
+        orders : array-like of shape (n_orders,)
+            Rényi orders, each > 1.
+
+        Returns
+        -------
+        rdp : ndarray of shape (n_orders,)
+            In nats.
+        """
+        return 0.5 * np.asarray(orders, dtype=float) * self.rho**2
+
+
 def compress_ledger(noise_multipliers, sampling_rates=1.0):
     """Run-length encode per-step records into a tuple of :class:`GaussianSteps`.
 
@@ -432,11 +526,13 @@ def ledger_epsilon(ledger, delta, accountant="auto"):
 
     Parameters
     ----------
-    ledger : sequence of GaussianSteps, SparseVectorSteps or NoisyMaxSteps
-        E.g. a fitted estimator's ``ledger_``. Ledgers with sparse-vector or
-        noisy-max entries (adaptive strategies) are composed in RDP at integer
-        orders; for an adaptive run this is the epsilon of running the recorded
-        mechanisms as a fixed sequence, at most the filter's guarantee
+    ledger : sequence of GaussianSteps, SnowballSteps, SparseVectorSteps or \
+            NoisyMaxSteps
+        E.g. a fitted estimator's ``ledger_``. Ledgers with other entries than
+        Gaussian steps (Snowball-SGD, whose amplification by iteration bounds Rényi
+        divergences only; adaptive strategies) are composed in RDP; for an
+        adaptive run this is the epsilon of running the recorded mechanisms as a
+        fixed sequence, at most the filter's guarantee
         ``epsilon_``, which is the run's actual guarantee.
     delta : float
         In (0, 1).
@@ -468,8 +564,8 @@ def ledger_epsilon(ledger, delta, accountant="auto"):
     if not all(isinstance(r, GaussianSteps) for r in ledger):
         if accountant not in ("auto", "rdp"):
             raise ValueError(
-                "a ledger with sparse-vector or noisy-max entries is accounted for "
-                "in RDP only; use accountant='auto' or 'rdp'."
+                "a ledger with Snowball, sparse-vector or noisy-max entries is "
+                "accounted for in RDP only; use accountant='auto' or 'rdp'."
             )
         return _mixed_ledger_epsilon(ledger, delta)
     z, q = _expand_ledger(ledger)
@@ -1226,6 +1322,135 @@ def best_filter_order(epsilon, delta, orders, step_rdp):
 def _mixed_ledger_epsilon(ledger, delta):
     from ._subsampled import DEFAULT_ORDERS, rdp_epsilon
 
-    orders = DEFAULT_ORDERS[DEFAULT_ORDERS == np.round(DEFAULT_ORDERS)]
-    rdp = np.array([sum(_record_rdp(r, a) for r in ledger) for a in orders])
+    orders = DEFAULT_ORDERS
+    if any(isinstance(r, SparseVectorSteps) and r.sampling_rate < 1 for r in ledger):
+        # The amplification bound of subsampled searches holds at integer orders.
+        orders = orders[orders == np.round(orders)]
+    rdp = np.array([sum(float(_record_rdp(r, a)) for r in ledger) for a in orders])
     return rdp_epsilon(rdp, orders, delta)
+
+
+class AmplifiedIterationFilter:
+    """The privacy filter of Snowball-SGD: approves a whole plan, then records it.
+
+    Amplification by iteration holds for the *last* iterate of a run fixed in
+    advance, so the plan (batch sizes, noise, steps) is approved as a whole before
+    any data is read: :meth:`reserve` refuses a plan whose RDP, converted to
+    ``(epsilon, delta)``, exceeds the budget. Each step is then charged by
+    :meth:`charge` before it runs and must match the plan; a step beyond or off the
+    plan is refused.
+
+    Parameters
+    ----------
+    epsilon : float
+        Budget, > 0.
+    delta : float
+        In (0, 1).
+
+    Attributes
+    ----------
+    epsilon_spent : float
+        Epsilon (at ``delta``) of the steps charged so far (the RDP of the prefix,
+        which is itself a Snowball run); 0.0 before any step.
+    noise_multipliers : ndarray of shape (n_charged,)
+        Charged noise multipliers (units of the sensitivity).
+    ledger : tuple of SnowballSteps
+        The charged steps as one record (empty before any step).
+
+    Raises
+    ------
+    ValueError
+        If ``epsilon`` or ``delta`` is invalid.
+    """
+
+    def __init__(self, epsilon, delta):
+        self.epsilon = _check_positive(epsilon, "epsilon")
+        self.delta = _check_delta(delta)
+        self._plan = None
+        self._charged = 0
+
+    def reserve(self, plan):
+        """Approve a whole :class:`SnowballSteps` plan, or refuse it.
+
+        Parameters
+        ----------
+        plan : SnowballSteps
+            The steps that will run, in order.
+
+        Raises
+        ------
+        BudgetExhaustedError
+            If the plan's epsilon at ``delta`` exceeds the budget.
+        ValueError
+            If a plan is already reserved.
+        """
+        if self._plan is not None:
+            raise ValueError("a plan is already reserved.")
+        eps = ledger_epsilon((plan,), self.delta, accountant="rdp")
+        if eps > self.epsilon:
+            raise BudgetExhaustedError(
+                f"the Snowball plan would spend epsilon={eps:.6g} > budget "
+                f"epsilon={self.epsilon:.6g}."
+            )
+        self._plan = plan
+
+    def charge(self, batch_size, noise_multiplier):
+        """Record the next planned step before it runs, or refuse it.
+
+        The step size is not charged: the solver takes it from the plan.
+
+        Parameters
+        ----------
+        batch_size : int
+            Number of rows of the step.
+        noise_multiplier : float
+            Noise std on the batch sum in units of the sensitivity.
+
+        Raises
+        ------
+        BudgetExhaustedError
+            If no plan is reserved or the plan has fully run.
+        ValueError
+            If the step differs from the next planned one.
+        """
+        plan = self._plan
+        if plan is None or self._charged >= len(plan.batch_sizes):
+            raise BudgetExhaustedError("no reserved Snowball step is left to run.")
+        t = self._charged
+        planned = (plan.batch_sizes[t], plan.noise_multipliers[t])
+        if (int(batch_size), float(noise_multiplier)) != planned:
+            raise ValueError("step does not match the reserved Snowball plan.")
+        self._charged += 1
+
+    @property
+    def epsilon_spent(self):
+        """Epsilon at ``delta`` of the charged steps (0.0 before any): float."""
+        ledger = self.ledger
+        return ledger_epsilon(ledger, self.delta, accountant="rdp") if ledger else 0.0
+
+    @property
+    def noise_multipliers(self):
+        """Charged noise multipliers, in order: ndarray of shape (n_charged,)."""
+        if self._plan is None:
+            return np.zeros(0)
+        return np.asarray(self._plan.noise_multipliers[: self._charged], dtype=float)
+
+    @property
+    def ledger(self):
+        """The charged steps as one SnowballSteps record: tuple."""
+        if self._plan is None or self._charged == 0:
+            return ()
+        k = self._charged
+        p = self._plan
+        return (
+            SnowballSteps(
+                p.batch_sizes[:k], p.noise_multipliers[:k], p.learning_rates[:k]
+            ),
+        )
+
+    def __repr__(self):
+        return (
+            f"AmplifiedIterationFilter(epsilon={self.epsilon!r}, "
+            f"delta={self.delta!r}, steps={self._charged}, "
+            f"epsilon_spent={self.epsilon_spent:.6g})"
+        )

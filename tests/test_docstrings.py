@@ -17,6 +17,7 @@ numpydoc_validate = pytest.importorskip("numpydoc.validate")
 
 MODULES = [
     "sklearn_dpgd.linear_model",
+    "sklearn_dpgd.baselines",
     "sklearn_dpgd.schedules",
     "sklearn_dpgd.accounting",
     "sklearn_dpgd.exceptions",

@@ -1,0 +1,843 @@
+"""Non-gradient-descent baselines: output perturbation and phased localization.
+
+Both release a *non-private* solution plus Gaussian noise calibrated to how far that
+solution can move when one row changes (its L2 sensitivity). Neither touches the
+private gradient oracle: each is a single Gaussian mechanism per data subset, so the
+non-private solver reads the data directly here, and only the noisy result leaves
+``fit``.
+
+Both clip every row to ``||x_i|| <= data_norm`` (a public parameter, never read from
+the data) and append the intercept as one more coordinate fixed at 1, so each
+per-example loss is ``L``-Lipschitz in the parameters with
+
+    L = G_K * sqrt(data_norm^2 + fit_intercept)
+
+where ``G_K`` bounds the norm of the loss's derivative in the K margins: 1 for the
+binary losses (both are 1-Lipschitz in the margin), ``sqrt(2)`` for the multinomial
+logistic loss (``||p - e_y|| <= sqrt(2)``) and ``sqrt(K)`` for the one-vs-rest Huber
+hinge with K classes (each of its K margins moves the loss by at most 1).
+
+References
+----------
+Chaudhuri, K., Monteleoni, C., Sarwate, A. D. (2011). Differentially private
+empirical risk minimization. JMLR 12, Alg. 1 and Thm 6.
+Lowy, A., Razaviyayn, M. (2021). Output perturbation for differentially private
+convex optimization with improved population loss bounds, runtimes and applications
+to private adversarial training. arXiv:2102.04704, Alg. 6 (the output-perturbation
+baseline of Fay et al., seed 000, Sec. 5).
+Feldman, V., Koren, T., Talwar, K. (2020). Private stochastic convex optimization:
+optimal rates in linear time. STOC, Sec. 4 (localization; seed 002).
+"""
+
+import math
+import warnings
+from numbers import Real
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.optimize import minimize
+from scipy.special import expit, log_expit, log_softmax, logsumexp, softmax
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.utils import check_random_state
+from sklearn.utils._available_if import available_if
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .accounting import GaussianSteps, gdp_epsilon, gdp_mu
+from .exceptions import WeakPrivacyWarning
+from .linear_model import _SENSITIVITY_FACTOR, _BaseDPLinearClassifier
+
+__all__ = ["OutputPerturbationClassifier", "PhasedLocalizationClassifier"]
+
+# Comparator norm R of the automatic penalty (see OutputPerturbationClassifier).
+_AUTO_RADIUS = 30.0
+
+# The Huber width of the package (seed 004, Sec. V-C).
+_HUBER_WIDTH = 0.5
+
+
+def _gradient_bound(loss, n_outputs):
+    """``G_K``: bound on the norm of d loss / d margins (public constant)."""
+    if n_outputs == 1:
+        return 1.0
+    if loss == "logistic":
+        return math.sqrt(2.0)
+    return math.sqrt(n_outputs)
+
+
+def _margin_smoothness(loss, n_outputs):
+    """Largest eigenvalue of d^2 loss / d margins^2 over all margins (public)."""
+    if loss == "huber_hinge":
+        return 1.0 / (2.0 * _HUBER_WIDTH)
+    # Binary logistic: sigma (1 - sigma) <= 1/4; softmax: diag(p) - p p^T <= 1/2.
+    return 0.25 if n_outputs == 1 else 0.5
+
+
+def _huber(z):
+    h = _HUBER_WIDTH
+    value = np.where(
+        z < 1.0 - h, 1.0 - z, np.where(z <= 1.0 + h, (1.0 + h - z) ** 2 / (4 * h), 0.0)
+    )
+    deriv = np.where(
+        z < 1.0 - h, -1.0, np.where(z <= 1.0 + h, -(1.0 + h - z) / (2 * h), 0.0)
+    )
+    return value, deriv
+
+
+def _loss_and_residuals(M, y, loss):
+    """Per-row losses (m,) and residuals d loss / d margins (m, K) at margins M.
+
+    Binary (K == 1): ``y`` in {0, 1}. Multiclass: softmax for the logistic loss,
+    one-vs-rest for the Huber hinge (as :class:`~sklearn_dpgd.DPHuberSVM`).
+    """
+    m, K = M.shape
+    if K == 1:
+        s = 2.0 * y - 1.0
+        z = s * M[:, 0]
+        if loss == "logistic":
+            value, deriv = -log_expit(z), -expit(-z)
+        else:
+            value, deriv = _huber(z)
+        return value, (deriv * s)[:, None]
+    if loss == "logistic":
+        value = logsumexp(M, axis=1) - M[np.arange(m), y]
+        R = softmax(M, axis=1)
+        R[np.arange(m), y] -= 1.0
+        return value, R
+    S = -np.ones_like(M)
+    S[np.arange(m), y] = 1.0
+    value, deriv = _huber(S * M)
+    return value.sum(axis=1), deriv * S
+
+
+def _clip_rows(X, data_norm):
+    """Float64 copy of ``X`` with each row scaled to norm at most ``data_norm``."""
+    if sp.issparse(X):
+        X = X.astype(np.float64, copy=True)
+        norms = np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
+        scale = np.minimum(1.0, data_norm / np.maximum(norms, np.finfo(float).tiny))
+        return sp.csr_matrix(sp.diags(scale) @ X)
+    X = np.array(X, dtype=np.float64, order="C")
+    # Scaled norms cannot overflow for finite (validated) rows.
+    top = np.max(np.abs(X), axis=1, keepdims=True)
+    top[top == 0] = 1.0
+    norms = top[:, 0] * np.linalg.norm(X / top, axis=1)
+    X *= np.minimum(1.0, data_norm / np.maximum(norms, np.finfo(float).tiny))[:, None]
+    return X
+
+
+class _BaselineClassifier(ClassifierMixin, BaseEstimator):
+    """Validation, label encoding and prediction shared by the baselines."""
+
+    _parameter_constraints = {
+        "epsilon": [Interval(Real, 0, None, closed="neither")],
+        "delta": [Interval(Real, 0, 1, closed="neither")],
+        "loss": [StrOptions({"logistic", "huber_hinge"})],
+        "data_norm": [Interval(Real, 0, None, closed="neither")],
+        "fit_intercept": ["boolean"],
+        "neighboring": [StrOptions({"add_remove", "replace"})],
+        "classes": ["array-like", None],
+        "random_state": ["random_state"],
+    }
+
+    # The label-set logic (and its PrivacyLeakWarning) of the GD estimators.
+    _encode_labels = _BaseDPLinearClassifier._encode_labels
+
+    def _check_finite(self, names):
+        for name in names:
+            value = getattr(self, name)
+            if isinstance(value, Real) and not np.isfinite(value):
+                raise ValueError(f"{name} must be finite, got {value!r}.")
+
+    def _validate_fit_data(self, X, y):
+        X, y = validate_data(
+            self,
+            X,
+            y,
+            accept_sparse="csr",
+            dtype=[np.float64, np.float32],
+            order="C",
+            ensure_min_samples=2,
+        )
+        if sp.issparse(X) and not X.has_canonical_format:
+            X = X.copy()
+            X.sum_duplicates()
+        y_index = self._encode_labels(y)
+        n_samples = X.shape[0]
+        if self.delta >= 1.0 / n_samples:
+            warnings.warn(
+                f"delta={self.delta:g} >= 1/n_samples={1.0 / n_samples:.3g}: a "
+                "mechanism that publishes a random row meets this delta, so the "
+                "guarantee is too weak to protect individuals. Use delta << 1/n.",
+                WeakPrivacyWarning,
+                stacklevel=3,
+            )
+        n_outputs = 1 if self.classes_.shape[0] == 2 else self.classes_.shape[0]
+        return X, y_index, n_outputs
+
+    def _lipschitz(self, n_outputs):
+        """``L``: per-example gradient bound in all parameters (intercept included)."""
+        row = math.sqrt(float(self.data_norm) ** 2 + float(bool(self.fit_intercept)))
+        return _gradient_bound(self.loss, n_outputs) * row
+
+    def decision_function(self, X):
+        """Decision scores ``X @ coef_.T + intercept_``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix, pandas DataFrame} of shape \
+                (n_samples, n_features)
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
+            Binary: positive values favour ``classes_[1]``. Multiclass: one column
+            per class, in the order of ``classes_``.
+        """
+        check_is_fitted(self)
+        X = validate_data(
+            self, X, accept_sparse="csr", dtype=[np.float64, np.float32], reset=False
+        )
+        scores = np.asarray(X @ self.coef_.T) + self.intercept_
+        return scores.ravel() if scores.shape[1] == 1 else scores
+
+    def predict(self, X):
+        """Predict class labels.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix, pandas DataFrame} of shape \
+                (n_samples, n_features)
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+            Labels from ``classes_``.
+        """
+        scores = self.decision_function(X)
+        if scores.ndim == 1:
+            return self.classes_[(scores > 0).astype(int)]
+        return self.classes_[np.argmax(scores, axis=1)]
+
+    def _has_proba(self):
+        return self.loss == "logistic"
+
+    @available_if(_has_proba)
+    def predict_proba(self, X):
+        """Probability estimates (``loss="logistic"`` only): sigmoid or softmax.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix, pandas DataFrame} of shape \
+                (n_samples, n_features)
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+            Columns in the order of ``classes_``.
+        """
+        scores = self.decision_function(X)
+        if scores.ndim == 1:
+            p = expit(scores)
+            return np.column_stack([1.0 - p, p])
+        return softmax(scores, axis=1)
+
+    @available_if(_has_proba)
+    def predict_log_proba(self, X):
+        """Log of :meth:`predict_proba` (``loss="logistic"`` only).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix, pandas DataFrame} of shape \
+                (n_samples, n_features)
+
+        Returns
+        -------
+        log_proba : ndarray of shape (n_samples, n_classes)
+            Log-probabilities, columns in the order of ``classes_``.
+        """
+        scores = self.decision_function(X)
+        if scores.ndim == 1:
+            return np.column_stack([log_expit(-scores), log_expit(scores)])
+        return log_softmax(scores, axis=1)
+
+    def _set_model(self, theta, dtype, d):
+        self.coef_ = theta[:, :d].astype(dtype)
+        self.intercept_ = (
+            theta[:, d] if self.fit_intercept else np.zeros(theta.shape[0])
+        ).astype(dtype)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        # Privacy reason: scikit-learn's checks fit 30-300 rows at the default
+        # epsilon=1, where the output noise (sensitivity O(1 / (n alpha))) is
+        # meant to dominate; their training-accuracy threshold (0.83) does not
+        # apply to a private release from so few rows.
+        tags.classifier_tags.poor_score = True
+        return tags
+
+
+def _regularised_objective(X, y, loss, n_outputs, alpha, fit_intercept):
+    """``theta -> (F, grad F)`` of ``(1/n) sum_i l_i + alpha/2 ||theta||^2``.
+
+    ``theta`` is flat, of shape ``(K * (d + fit_intercept),)``; intercepts are
+    penalised too (strong convexity in every released coordinate).
+    """
+    n, d = X.shape
+    width = d + int(fit_intercept)
+
+    def fun(flat):
+        theta = flat.reshape(n_outputs, width)
+        M = np.asarray(X @ theta[:, :d].T)
+        if fit_intercept:
+            M = M + theta[:, d]
+        value, R = _loss_and_residuals(M, y, loss)
+        grad = np.empty_like(theta)
+        grad[:, :d] = np.asarray(X.T @ R).T / n
+        if fit_intercept:
+            grad[:, d] = R.sum(axis=0) / n
+        grad += alpha * theta
+        return value.mean() + 0.5 * alpha * flat @ flat, grad.ravel()
+
+    return fun
+
+
+def _solve_to_tolerance(fun, dim, tol, smoothness, alpha):
+    """A point whose gradient has L2 norm at most ``tol`` (or RuntimeError).
+
+    L-BFGS-B first; if it stops above ``tol`` (line-search failure, iteration cap),
+    gradient descent with step ``1 / smoothness`` continues from its point: on an
+    ``alpha``-strongly convex, ``smoothness``-smooth objective each such step
+    multiplies the gradient norm by at most ``1 - alpha / smoothness``, so the
+    number of steps needed is known in advance and the loop ends with the tolerance
+    met, in exact arithmetic, on every data set.
+    """
+    result = minimize(
+        fun,
+        np.zeros(dim),
+        jac=True,
+        method="L-BFGS-B",
+        # L-BFGS-B's gtol bounds the largest |coordinate|; ||g||_2 <= sqrt(dim) of it.
+        options={"gtol": tol / math.sqrt(dim), "ftol": 0.0, "maxiter": 20 * dim + 500},
+    )
+    theta = result.x
+    _, grad = fun(theta)
+    norm = float(np.linalg.norm(grad))
+    if norm > tol:
+        n_steps = math.ceil(math.log(norm / tol) / -math.log1p(-alpha / smoothness))
+        for _ in range(n_steps + 10):
+            theta = theta - grad / smoothness
+            _, grad = fun(theta)
+            norm = float(np.linalg.norm(grad))
+            if norm <= tol:
+                break
+    if not norm <= tol:
+        # Unreachable in exact arithmetic (see above); only floating-point failure
+        # gets here, and then nothing is released.
+        raise RuntimeError(
+            f"the solver could not reach the gradient tolerance tol={tol:g} in "
+            "floating point; no model is released. Increase tol."
+        )
+    return theta
+
+
+class OutputPerturbationClassifier(_BaselineClassifier):
+    """Linear classifier with differential privacy by output perturbation.
+
+    Solves the L2-regularised empirical risk minimisation
+
+        theta_hat = argmin (1/n) sum_i l(theta; x_i, y_i) + alpha/2 ||theta||^2
+
+    non-privately (L-BFGS-B, continued by gradient descent if needed, to gradient
+    norm ``tol``) over rows clipped to ``||x_i|| <= data_norm``, and releases
+    ``theta_hat + N(0, sigma^2 I)`` (Chaudhuri, Monteleoni & Sarwate, JMLR 2011,
+    Alg. 1 and Thm 6; Lowy & Razaviyayn 2021, Alg. 6, the output-perturbation
+    baseline of seed 000, Sec. 5). ``theta`` holds the coefficients and the
+    intercepts; both are penalised (the objective must be ``alpha``-strongly convex in
+    every released coordinate).
+
+    Sensitivity: every per-example loss is ``L``-Lipschitz in ``theta`` with
+    ``L = G_K sqrt(data_norm^2 + fit_intercept)`` (the intercept is one more
+    coordinate fixed at 1, counted in the norm); ``G_K`` is 1 for binary problems,
+    ``sqrt(2)`` for the multinomial logistic loss and ``sqrt(K)`` for the
+    one-vs-rest Huber hinge with K classes (the multiclass scheme of
+    :class:`~sklearn_dpgd.DPHuberSVM`). By ``alpha``-strong convexity the exact
+    minimiser moves by at most ``L / (n alpha)`` when one row is added or removed
+    (``n`` public, as everywhere in the package) and ``2 L / (n alpha)`` when one is
+    replaced. The solver returns a point with ``||grad F|| <= tol``, within
+    ``tol / alpha`` of the minimiser, so the released point has sensitivity::
+
+        sensitivity_ = f L / (n alpha) + 2 tol / alpha,   f = 1 or 2
+
+    and ``sigma = sensitivity_ / mu`` with ``mu = gdp_mu(epsilon, delta)``: one
+    Gaussian mechanism, ``mu``-GDP, hence exactly ``(epsilon, delta)``-DP by the
+    analytic Gaussian mechanism (Balle & Wang 2018).
+
+    The tolerance check does not leak: the release never depends on it. A point
+    meeting it always exists and is always found (gradient descent from the
+    L-BFGS-B point provably reaches it in a number of steps known in advance);
+    only a floating-point failure, which cannot occur in exact arithmetic, raises
+    ``RuntimeError`` instead of releasing. The number of solver iterations is
+    data-dependent and therefore not exposed (no ``n_iter_``).
+
+    Parameters
+    ----------
+    epsilon : float, default=1.0
+        Privacy-loss bound, > 0.
+    delta : float, default=1e-8
+        In (0, 1); should be much smaller than ``1 / n_samples``.
+    loss : {"logistic", "huber_hinge"}, default="logistic"
+        Logistic (multinomial for more than two classes) or Huber-smoothed hinge
+        with width ``h = 0.5`` (one-vs-rest for more than two classes).
+    data_norm : float, default=1.0
+        Public bound on the row norms: each row of ``X`` is scaled to
+        ``||x_i|| <= data_norm`` before solving (rows are clipped; the bound is never
+        read from the data). With unit-norm rows (e.g. a
+        :class:`~sklearn.preprocessing.Normalizer`) nothing changes.
+    alpha : float or "auto", default="auto"
+        L2 penalty, > 0 (needed: the sensitivity is ``O(1 / alpha)``). "auto" uses
+        ``alpha = L sqrt(f sqrt(p) / (n mu)) / R`` with ``p`` the number of released
+        coordinates and ``R = 30``: the minimiser of the bound
+        ``alpha R^2 / 2 + L E||noise||`` on the excess regularised risk against a
+        comparator of norm ``R`` (Chaudhuri et al. 2011, Sec. 4), in public
+        quantities only. ``R = 30`` is the order of the norm of the non-private
+        logistic solution on unit-norm tabular rows; it was chosen on a holdout of
+        Adult's *training* split (among ``R`` in {0.1, ..., 300}), never its test
+        split.
+    fit_intercept : bool, default=True
+        Whether to fit intercepts (penalised and noised like the coefficients).
+    neighboring : {"add_remove", "replace"}, default="add_remove"
+        Neighbouring relation of the guarantee (``f = 1`` or ``2`` above).
+    classes : array-like of shape (n_classes,), default=None
+        The public label set. If None, it is read from ``y`` and a
+        :class:`~sklearn_dpgd.exceptions.PrivacyLeakWarning` is raised.
+    tol : float, default=1e-8
+        Gradient-norm tolerance ``g_tol`` of the solver, in [1e-12, 1); it adds
+        ``2 tol / alpha`` to the sensitivity.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the noise.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
+        Noisy coefficients (dtype of the training ``X``).
+    intercept_ : ndarray of shape (1,) or (n_classes,)
+        Noisy intercepts (zeros when ``fit_intercept=False``).
+    classes_ : ndarray of shape (n_classes,)
+        Class labels.
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
+        Names of features seen during fit, when ``X`` has string column names.
+    alpha_ : float
+        The L2 penalty used.
+    sensitivity_ : float
+        L2 sensitivity of the released point (formula above; public).
+    noise_scale_ : float
+        ``sigma``: std of the Gaussian noise on each released coordinate.
+    mu_ : float
+        GDP parameter spent, ``sensitivity_ / noise_scale_``.
+    epsilon_ : float
+        Epsilon spent at ``delta_``.
+    delta_ : float
+        The delta of the guarantee.
+    ledger_ : tuple of GaussianSteps
+        One Gaussian mechanism with noise multiplier ``1 / mu_``, for
+        :func:`~sklearn_dpgd.accounting.ledger_epsilon`.
+
+    See Also
+    --------
+    PhasedLocalizationClassifier : Output perturbation of one-pass SGD on halving
+        data subsets.
+    DPLogisticRegression : Private gradient descent.
+
+    Notes
+    -----
+    Raises ``RuntimeError`` from ``fit`` if the solver fails in floating point to
+    reach ``tol`` (then nothing is released).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from sklearn.preprocessing import MinMaxScaler, Normalizer
+    >>> from sklearn_dpgd import OutputPerturbationClassifier
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> clf = make_pipeline(
+    ...     MinMaxScaler(), Normalizer(),
+    ...     OutputPerturbationClassifier(
+    ...         epsilon=1.0, delta=1e-5, classes=[0, 1], random_state=0
+    ...     ),
+    ... ).fit(X, y)
+    >>> bool(clf[-1].epsilon_ <= 1.0)
+    True
+    """
+
+    _parameter_constraints = {
+        **_BaselineClassifier._parameter_constraints,
+        "alpha": [Interval(Real, 0, None, closed="neither"), StrOptions({"auto"})],
+        "tol": [Interval(Real, 1e-12, 1, closed="left")],
+    }
+
+    def __init__(
+        self,
+        *,
+        epsilon=1.0,
+        delta=1e-8,
+        loss="logistic",
+        data_norm=1.0,
+        alpha="auto",
+        fit_intercept=True,
+        neighboring="add_remove",
+        classes=None,
+        tol=1e-8,
+        random_state=None,
+    ):
+        self.epsilon = epsilon
+        self.delta = delta
+        self.loss = loss
+        self.data_norm = data_norm
+        self.alpha = alpha
+        self.fit_intercept = fit_intercept
+        self.neighboring = neighboring
+        self.classes = classes
+        self.tol = tol
+        self.random_state = random_state
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y):
+        """Solve the regularised problem and release it with Gaussian noise.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix, pandas DataFrame} of shape \
+                (n_samples, n_features)
+            Training data; rows are clipped to norm ``data_norm``.
+        y : array-like of shape (n_samples,)
+            Target labels.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+
+        Raises
+        ------
+        ValueError
+            If a parameter is out of range, or ``X``/``y`` are invalid (as for
+            :class:`~sklearn_dpgd.DPLogisticRegression`).
+        RuntimeError
+            If the solver fails in floating point to reach ``tol``.
+        """
+        self._check_finite(("epsilon", "data_norm", "alpha"))
+        X, y_index, n_outputs = self._validate_fit_data(X, y)
+        n, d = X.shape
+        width = d + int(self.fit_intercept)
+        dim = n_outputs * width
+        lipschitz = self._lipschitz(n_outputs)
+        factor = _SENSITIVITY_FACTOR[self.neighboring]
+        # Aim a hair below the budget so that the recomputed epsilon_ never exceeds it.
+        mu = gdp_mu(self.epsilon, self.delta) * (1.0 - 1e-11)
+        if self.alpha == "auto":
+            alpha = (
+                lipschitz * math.sqrt(factor * math.sqrt(dim) / (n * mu)) / _AUTO_RADIUS
+            )
+        else:
+            alpha = float(self.alpha)
+        tol = float(self.tol)
+        sensitivity = factor * lipschitz / (n * alpha) + 2.0 * tol / alpha
+
+        Xc = _clip_rows(X, float(self.data_norm))
+        fun = _regularised_objective(
+            Xc, y_index, self.loss, n_outputs, alpha, bool(self.fit_intercept)
+        )
+        row_sq = float(self.data_norm) ** 2 + float(bool(self.fit_intercept))
+        smoothness = _margin_smoothness(self.loss, n_outputs) * row_sq + alpha
+        theta = _solve_to_tolerance(fun, dim, tol, smoothness, alpha)
+
+        sigma = sensitivity / mu
+        while sensitivity / sigma > mu:  # never report more than the budget
+            sigma = math.nextafter(sigma, math.inf)
+        seed = check_random_state(self.random_state).randint(0, 2**32, dtype=np.uint64)
+        theta = theta + sigma * np.random.default_rng(seed).standard_normal(dim)
+        self._set_model(theta.reshape(n_outputs, width), X.dtype, d)
+        self.alpha_ = alpha
+        self.sensitivity_ = sensitivity
+        self.noise_scale_ = sigma
+        self.mu_ = sensitivity / sigma
+        self.delta_ = float(self.delta)
+        self.epsilon_ = gdp_epsilon(self.mu_, self.delta_)
+        self.ledger_ = (GaussianSteps(sigma / sensitivity),)
+        return self
+
+
+def _one_pass_sgd(X, y, rows, loss, theta, eta, fit_intercept):
+    """Average of the iterates of one-pass SGD over ``rows`` from ``theta`` (copied).
+
+    ``theta`` has shape (K, d + fit_intercept). Non-private: the caller adds noise.
+    """
+    d = X.shape[1]
+    theta = theta.copy()
+    average = np.zeros_like(theta)
+    sparse = sp.issparse(X)
+    for t, i in enumerate(rows):
+        if sparse:
+            lo, hi = X.indptr[i], X.indptr[i + 1]
+            cols, values = X.indices[lo:hi], X.data[lo:hi]
+            margins = theta[:, cols] @ values
+        else:
+            values = X[i]
+            margins = theta[:, :d] @ values
+        if fit_intercept:
+            margins = margins + theta[:, d]
+        _, R = _loss_and_residuals(margins[None, :], y[i : i + 1], loss)
+        r = eta * R[0]
+        if sparse:
+            theta[:, cols] -= np.outer(r, values)
+        else:
+            theta[:, :d] -= np.outer(r, values)
+        if fit_intercept:
+            theta[:, d] -= r
+        average += (theta - average) / (t + 1)
+    return average
+
+
+class PhasedLocalizationClassifier(_BaselineClassifier):
+    """Linear classifier with differential privacy by phased output perturbation.
+
+    The localization algorithm of Feldman, Koren & Talwar (STOC 2020, Sec. 4; seed
+    002; ``../shared/algorithms.md``, Baselines): ``k = ceil(log2 n)`` phases on
+    disjoint parts of a random permutation of the rows, phase ``i`` taking
+    ``n_i = floor(n / 2^i)`` rows. Phase ``i`` runs one pass of (non-private) SGD
+    with step ``eta_i = learning_rate / 4^(i-1)`` over its rows, started at the
+    previous phase's output, and releases the average of its iterates plus Gaussian
+    noise of std ``sigma_i = Delta_i / mu``, ``mu = gdp_mu(epsilon, delta)``. The
+    model is the last phase's output. Phases whose ``n_i`` is 0 are skipped.
+
+    Assumptions and guarantee. Rows are clipped to ``||x_i|| <= data_norm`` and the
+    intercept is one more coordinate fixed at 1, so each per-example loss is convex,
+    ``L``-Lipschitz with ``L = G_K sqrt(data_norm^2 + fit_intercept)`` (``G_K`` as
+    in :class:`OutputPerturbationClassifier`) and ``beta``-smooth with ``beta = c
+    (data_norm^2 + fit_intercept)``, ``c`` the curvature of the loss in the margins
+    (1/4 binary logistic, 1/2 softmax, 1 hinge with ``h = 0.5``). With
+    ``eta_1 <= 2 / beta`` every SGD step is a contraction (seed 002, Prop. 2.10), so
+    changing one row of a phase moves that phase's average iterate by at most
+    ``Delta_i = f L eta_i`` (``f = 1`` add/remove-one with ``n`` public, the removed
+    row's step taking a zero gradient; ``f = 2`` replace-one): uniform stability of
+    one-pass SGD (Hardt, Recht & Singer 2016). Each row is used in exactly one
+    phase and a phase sees the data of no other phase, only the earlier *noisy*
+    outputs; so for neighbours differing in a row of phase ``j``, the earlier phases
+    are identically distributed, phase ``j`` is one Gaussian mechanism of
+    sensitivity ``Delta_j`` and noise ``Delta_j / mu`` (``mu``-GDP), and the later
+    phases are post-processing. The whole run is ``mu``-GDP (parallel composition:
+    the maximum over phases, not the sum), hence exactly ``(epsilon, delta)``-DP by
+    the analytic Gaussian mechanism. The bounded domain of the paper's utility
+    analysis (diameter ``D = 2 radius``) enters only the automatic step size; the
+    privacy guarantee needs no projection.
+
+    Parameters
+    ----------
+    epsilon : float, default=1.0
+        Privacy-loss bound, > 0.
+    delta : float, default=1e-8
+        In (0, 1); should be much smaller than ``1 / n_samples``.
+    loss : {"logistic", "huber_hinge"}, default="logistic"
+        Logistic (multinomial for more than two classes) or Huber-smoothed hinge
+        with ``h = 0.5`` (one-vs-rest for more than two classes).
+    data_norm : float, default=1.0
+        Public bound on the row norms; rows are scaled to ``||x_i|| <= data_norm``.
+    radius : float, default=3.0
+        ``D / 2``: the assumed bound on the norm of a good solution (all
+        coefficients and intercepts), used by the automatic step size only. 3 was
+        chosen on a holdout of Adult's *training* split (among 3, 10, 30; mean
+        holdout accuracy over epsilon in {0.1, 0.4, 1.6}), never its test split.
+    learning_rate : float or "auto", default="auto"
+        Step ``eta_1`` of the first phase, > 0 and at most ``2 / beta``. "auto":
+        ``eta_1 = min((D / L) min(1 / sqrt(n_1), mu / (f sqrt(p))), 2 / beta)``,
+        ``p`` the number of parameters: the step of one-pass SGD balancing
+        ``D^2 / (eta n_1)`` against ``eta L^2`` (Feldman, Koren & Talwar 2020,
+        Sec. 4, with ``1 / sqrt(n)``), capped so that the first phase's noise
+        ``sqrt(p) sigma_1`` is at most ``D``, and so that steps are contractions.
+    fit_intercept : bool, default=True
+        Whether to fit intercepts (updated and noised like the coefficients).
+    neighboring : {"add_remove", "replace"}, default="add_remove"
+        Neighbouring relation of the guarantee (``f = 1`` or ``2`` above).
+    classes : array-like of shape (n_classes,), default=None
+        The public label set. If None, it is read from ``y`` and a
+        :class:`~sklearn_dpgd.exceptions.PrivacyLeakWarning` is raised.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the permutation of the rows and the noise.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
+        Noisy coefficients (dtype of the training ``X``).
+    intercept_ : ndarray of shape (1,) or (n_classes,)
+        Noisy intercepts (zeros when ``fit_intercept=False``).
+    classes_ : ndarray of shape (n_classes,)
+        Class labels.
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
+        Names of features seen during fit, when ``X`` has string column names.
+    phase_sizes_ : ndarray of shape (n_phases,)
+        ``n_i``, rows used by each phase (a function of ``n`` only).
+    learning_rates_ : ndarray of shape (n_phases,)
+        ``eta_i`` of each phase.
+    sensitivities_ : ndarray of shape (n_phases,)
+        ``Delta_i = f L eta_i``.
+    noise_scales_ : ndarray of shape (n_phases,)
+        ``sigma_i = Delta_i / mu``: noise std on each coordinate of phase ``i``.
+    mu_ : float
+        GDP parameter of the run (the maximum over phases of
+        ``sensitivities_ / noise_scales_``).
+    epsilon_ : float
+        Epsilon spent at ``delta_``.
+    delta_ : float
+        The delta of the guarantee.
+
+    Raises
+    ------
+    ValueError
+        From ``fit``, if ``learning_rate`` exceeds ``2 / beta``.
+
+    See Also
+    --------
+    OutputPerturbationClassifier : One regularised solve, one noise draw.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from sklearn.preprocessing import MinMaxScaler, Normalizer
+    >>> from sklearn_dpgd import PhasedLocalizationClassifier
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> clf = make_pipeline(
+    ...     MinMaxScaler(), Normalizer(),
+    ...     PhasedLocalizationClassifier(
+    ...         epsilon=1.0, delta=1e-5, classes=[0, 1], random_state=0
+    ...     ),
+    ... ).fit(X, y)
+    >>> clf[-1].phase_sizes_[:3].tolist()
+    [284, 142, 71]
+    """
+
+    _parameter_constraints = {
+        **_BaselineClassifier._parameter_constraints,
+        "radius": [Interval(Real, 0, None, closed="neither")],
+        "learning_rate": [
+            Interval(Real, 0, None, closed="neither"),
+            StrOptions({"auto"}),
+        ],
+    }
+
+    def __init__(
+        self,
+        *,
+        epsilon=1.0,
+        delta=1e-8,
+        loss="logistic",
+        data_norm=1.0,
+        radius=3.0,
+        learning_rate="auto",
+        fit_intercept=True,
+        neighboring="add_remove",
+        classes=None,
+        random_state=None,
+    ):
+        self.epsilon = epsilon
+        self.delta = delta
+        self.loss = loss
+        self.data_norm = data_norm
+        self.radius = radius
+        self.learning_rate = learning_rate
+        self.fit_intercept = fit_intercept
+        self.neighboring = neighboring
+        self.classes = classes
+        self.random_state = random_state
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y):
+        """Run the phases and release the last one's noisy output.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix, pandas DataFrame} of shape \
+                (n_samples, n_features)
+            Training data; rows are clipped to norm ``data_norm``.
+        y : array-like of shape (n_samples,)
+            Target labels.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+
+        Raises
+        ------
+        ValueError
+            If a parameter is out of range (including ``learning_rate > 2 / beta``)
+            or ``X``/``y`` are invalid.
+        """
+        self._check_finite(("epsilon", "data_norm", "radius", "learning_rate"))
+        X, y_index, n_outputs = self._validate_fit_data(X, y)
+        n, d = X.shape
+        fit_intercept = bool(self.fit_intercept)
+        width = d + int(fit_intercept)
+        n_params = n_outputs * width
+        lipschitz = self._lipschitz(n_outputs)
+        row_sq = float(self.data_norm) ** 2 + float(fit_intercept)
+        beta = _margin_smoothness(self.loss, n_outputs) * row_sq
+        factor = _SENSITIVITY_FACTOR[self.neighboring]
+        # Aim a hair below the budget so that the recomputed epsilon_ never exceeds it.
+        mu = gdp_mu(self.epsilon, self.delta) * (1.0 - 1e-11)
+
+        k = math.ceil(math.log2(n))
+        sizes = np.array([n >> i for i in range(1, k + 1)], dtype=np.int64)
+        sizes = sizes[sizes > 0]
+        if self.learning_rate == "auto":
+            diameter = 2.0 * float(self.radius)
+            eta = (diameter / lipschitz) * min(
+                1.0 / math.sqrt(sizes[0]), mu / (factor * math.sqrt(n_params))
+            )
+            eta = min(eta, 2.0 / beta)
+        else:
+            eta = float(self.learning_rate)
+            if eta > 2.0 / beta:
+                raise ValueError(
+                    f"learning_rate={eta:g} exceeds 2 / beta = {2.0 / beta:g}: the "
+                    "SGD steps would not be contractions and the sensitivity bound "
+                    "would not hold."
+                )
+        etas = eta / 4.0 ** np.arange(sizes.shape[0])
+        sensitivities = factor * lipschitz * etas
+        sigmas = sensitivities / mu
+        while np.max(sensitivities / sigmas) > mu:
+            sigmas = np.nextafter(sigmas, np.inf)
+
+        Xc = _clip_rows(X, float(self.data_norm))
+        seed = check_random_state(self.random_state).randint(
+            0, 2**32, size=4, dtype=np.uint64
+        )
+        rng = np.random.default_rng(seed)
+        order = rng.permutation(n)
+        theta = np.zeros((n_outputs, width))
+        start = 0
+        for size, eta_i, sigma_i in zip(sizes, etas, sigmas, strict=True):
+            rows = order[start : start + size]
+            start += size
+            theta = _one_pass_sgd(
+                Xc, y_index, rows, self.loss, theta, eta_i, fit_intercept
+            )
+            theta = theta + sigma_i * rng.standard_normal(theta.shape)
+
+        self._set_model(theta, X.dtype, d)
+        self.phase_sizes_ = sizes
+        self.learning_rates_ = etas
+        self.sensitivities_ = sensitivities
+        self.noise_scales_ = sigmas
+        self.mu_ = float(np.max(sensitivities / sigmas))
+        self.delta_ = float(self.delta)
+        self.epsilon_ = gdp_epsilon(self.mu_, self.delta_)
+        return self
