@@ -19,6 +19,9 @@ from ._solver import noisy_gradient_descent
 from .accounting import (
     GaussianPrivacyFilter,
     RdpPrivacyFilter,
+    _charge_active_ledgers,
+    _ledger_guard_state,
+    compress_ledger,
     gdp_epsilon,
     gdp_mu,
     gdp_mu_from_noise_multipliers,
@@ -247,6 +250,13 @@ class _BaseDPLinearClassifier(ClassifierMixin, BaseEstimator):
             privacy_filter.reserve(noise_multipliers, sampling_rate)
         else:
             privacy_filter = GaussianPrivacyFilter(gdp_mu(self.epsilon, self.delta))
+        # The whole cost is known now, before any data is read: an open
+        # PrivacyLedger records it here, or refuses the fit if over its cap.
+        ledger_charge = _charge_active_ledgers(
+            self,
+            compress_ledger(noise_multipliers, sampling_rate),
+            neighboring=self.neighboring,
+        )
         seed = check_random_state(self.random_state).randint(
             0, 2**32, size=4, dtype=np.uint64
         )
@@ -280,6 +290,7 @@ class _BaseDPLinearClassifier(ClassifierMixin, BaseEstimator):
         self.n_iter_ = n_iter
         self.noise_multipliers_ = privacy_filter.noise_multipliers
         self.ledger_ = privacy_filter.ledger
+        ledger_charge.settle(self.ledger_)
         self.delta_ = float(self.delta)
         if sampling_rate < 1.0:
             # No closed form for subsampled steps: RDP (an upper bound, the one the
@@ -337,6 +348,11 @@ class _BaseDPLinearClassifier(ClassifierMixin, BaseEstimator):
         if scores.ndim == 1:
             return self.classes_[(scores > 0).astype(int)]
         return self.classes_[np.argmax(scores, axis=1)]
+
+    def __getstate__(self):
+        # Marks a copy sent to another process while a PrivacyLedger is open, so
+        # that a fit there, which the ledger could not see, is refused.
+        return _ledger_guard_state(super().__getstate__())
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
