@@ -1038,7 +1038,7 @@ class PrivacyLedger:
     ...         X, y, cv=3,
     ...     )
     >>> len(ledger.entries), round(ledger.epsilon(1e-6), 3)
-    (3, 0.926)
+    (3, 0.901)
     """
 
     def __init__(self, epsilon=None, delta=None):

@@ -21,6 +21,7 @@ MODULES = [
     "sklearn_dpgd.accounting",
     "sklearn_dpgd.exceptions",
     "sklearn_dpgd.datasets",
+    "sklearn_dpgd.model_selection",
 ]
 
 # The codes enforced: documented parameters match the signature (names, order,
