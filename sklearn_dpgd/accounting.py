@@ -1007,6 +1007,14 @@ class PrivacyLedger:
     or PLD (:func:`ledger_epsilon`); ``(epsilon, delta)`` records by
     dp-accounting's privacy-loss distributions (Doroshenko et al. 2022).
 
+    Adaptivity: the GDP and RDP compositions stay valid when each fit's budget is
+    chosen after seeing earlier outputs (Smith & Thakurta 2022; Feldman & Zrnic,
+    NeurIPS 2021), so the cap is a privacy filter for fits. The exact composition
+    of ``(epsilon, delta)`` records is proven for records whose parameters were
+    fixed in advance (as the searches of :mod:`sklearn_dpgd.model_selection`
+    charge them, from public inputs); choosing a record's budget from earlier
+    private outputs is not covered.
+
     What a ledger does *not* see: the scores ``GridSearchCV`` computes on the
     held-out folds, ``best_params_`` and ``cv_results_`` are exact functions of
     private data, released without noise. Around a plain ``GridSearchCV`` the
