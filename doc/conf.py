@@ -70,6 +70,7 @@ numpydoc_validation_exclude = {
     # Overrides that inherit the docstring of NoiseSchedule (as autodoc shows it).
     r"\.(?!NoiseSchedule\.)\w+Schedule\.(noise_multipliers|horizon|learning_rates|plan)$",
     r"GaussianSteps\.\w+$",
+    r"(LedgerEntry|EpsilonDeltaRecord)\.\w+$",
     # Inherited from scikit-learn (metadata routing, get/set_params, score).
     r"\.(set_\w+_request|get_params|set_params|get_metadata_routing|score)$",
 }

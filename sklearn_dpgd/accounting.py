@@ -28,7 +28,10 @@ Smith, J., Thakurta, A. (2022). Fully adaptive composition for Gaussian differen
 privacy. arXiv:2210.17520.
 """
 
+import contextvars
 import math
+import os
+import threading
 from dataclasses import dataclass
 from numbers import Integral, Real
 
@@ -36,13 +39,16 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.special import log_ndtr
 
-from .exceptions import BudgetExhaustedError
+from .exceptions import BudgetExhaustedError, UnrecordedFitError
 
 __all__ = [
     "AmplifiedIterationFilter",
+    "EpsilonDeltaRecord",
     "GaussianPrivacyFilter",
     "GaussianSteps",
+    "LedgerEntry",
     "NoisyMaxSteps",
+    "PrivacyLedger",
     "RdpPrivacyFilter",
     "RenyiPrivacyFilter",
     "SnowballSteps",
@@ -1454,3 +1460,576 @@ class AmplifiedIterationFilter:
             f"delta={self.delta!r}, steps={self._charged}, "
             f"epsilon_spent={self.epsilon_spent:.6g})"
         )
+
+
+# ---------------------------------------------------------------------------------
+# The budget ledger across fits (GridSearchCV, cross-validation, tuning).
+#
+# A fit cannot hold its ledger as a parameter: scikit-learn clones estimators, and a
+# clone would hold a copy. The ledger is therefore *active*: ``with ledger:`` puts it
+# on a context-local stack, and a fit records into every ledger on the stack of its
+# context. New threads start with an empty context (contextvars do not follow
+# ``threading.Thread``), so a fit whose context has no ledger records into every
+# ledger open anywhere in its process: over-reporting is safe, under-reporting is not.
+# Another process sees no ledger at all; see _ledger_guard_state.
+
+_ACTIVE_LEDGERS = contextvars.ContextVar("sklearn_dpgd_active_ledgers", default=())
+_OPEN_LEDGERS = {}  # id(ledger) -> [ledger, times entered], process-wide
+_LEDGER_LOCK = threading.RLock()
+_LEDGER_GUARD = "_sklearn_dpgd_ledger_pid"
+# Privacy-loss grid step of the PLD compositions of the ledger (dp-accounting).
+_LEDGER_PLD_STEP = 1e-4
+
+
+@dataclass(frozen=True)
+class EpsilonDeltaRecord:
+    """A mechanism known by its ``(epsilon, delta)``-DP guarantee: one ledger entry.
+
+    Used for mechanisms that are not Gaussian steps, e.g. the report-noisy-max
+    selection of :class:`~sklearn_dpgd.model_selection.PrivateGridSearchCV`
+    (``delta = 0``: pure DP) or a whole private search charged as one black box.
+    Composed through the worst-case privacy-loss distribution of an
+    ``(epsilon, delta)``-DP mechanism (Kairouz, Oh & Viswanath, ICML 2015, Thm 3.4;
+    dp-accounting's ``from_privacy_parameters``).
+
+    Parameters
+    ----------
+    epsilon : float
+        Privacy-loss bound, finite and >= 0.
+    delta : float, default=0.0
+        In [0, 1).
+
+    Raises
+    ------
+    ValueError
+        If a field is out of range.
+    """
+
+    epsilon: float
+    delta: float = 0.0
+
+    def __post_init__(self):
+        _check_positive(self.epsilon, "epsilon", allow_zero=True)
+        delta = _check_positive(self.delta, "delta", allow_zero=True)
+        if not delta < 1:
+            raise ValueError(f"delta must be in [0, 1), got {delta!r}.")
+
+
+@dataclass(frozen=True)
+class LedgerEntry:
+    """One mechanism recorded by a :class:`PrivacyLedger`.
+
+    Parameters
+    ----------
+    mechanism : tuple of GaussianSteps or EpsilonDeltaRecord
+        What ran: a fit's ``ledger_`` (Gaussian steps, noise in units of the
+        sensitivity under ``neighboring``), or an ``(epsilon, delta)`` guarantee.
+    neighboring : {"add_remove", "replace"}
+        The neighbouring relation the mechanism is private under.
+    source : str
+        Who ran it (e.g. the estimator's class name); informational.
+    part : str or None
+        The disjoint part of the data the mechanism read (e.g. "train" or
+        "validation" of a split fixed independently of the data); None means all
+        rows. Mechanisms on different parts compose in parallel.
+
+    Raises
+    ------
+    ValueError
+        If ``neighboring`` is unknown or ``mechanism`` is empty.
+    TypeError
+        If ``mechanism`` is neither kind.
+    """
+
+    mechanism: object
+    neighboring: str = "add_remove"
+    source: str = ""
+    part: object = None
+
+    def __post_init__(self):
+        if self.neighboring not in ("add_remove", "replace"):
+            raise ValueError(
+                "neighboring must be 'add_remove' or 'replace', got "
+                f"{self.neighboring!r}."
+            )
+        m = self.mechanism
+        if isinstance(m, EpsilonDeltaRecord):
+            return
+        if not isinstance(m, tuple) or not all(isinstance(r, GaussianSteps) for r in m):
+            raise TypeError(
+                "mechanism must be a tuple of GaussianSteps or an EpsilonDeltaRecord, "
+                f"got {type(m).__name__}."
+            )
+        if not m:
+            raise ValueError("mechanism must not be empty.")
+
+
+def _pld_compose(entries, delta):
+    """Epsilon at ``delta`` of entries composed with dp-accounting's PLDs."""
+    from dp_accounting.pld import common
+    from dp_accounting.pld import privacy_loss_distribution as pld_lib
+
+    records = [
+        e.mechanism for e in entries if isinstance(e.mechanism, EpsilonDeltaRecord)
+    ]
+    basic = math.inf
+    if len(records) == len(entries):
+        # Basic composition is exact for one entry and a valid bound for several;
+        # keep it when tighter than the discretised PLD.
+        if sum(r.delta for r in records) <= delta:
+            basic = sum(r.epsilon for r in records)
+    # Full-batch Gaussian steps compose to one Gaussian mechanism exactly (Dong,
+    # Roth & Su 2022, Cor. 3.3): merge them before discretising, once.
+    full_batch = [
+        r
+        for e in entries
+        if not isinstance(e.mechanism, EpsilonDeltaRecord)
+        for r in e.mechanism
+        if r.sampling_rate == 1.0
+    ]
+    mu_sq = sum(r.count / r.noise_multiplier**2 for r in full_batch)
+    pld = None
+    if mu_sq > 0:
+        pld = pld_lib.from_gaussian_mechanism(
+            1.0 / math.sqrt(mu_sq), value_discretization_interval=_LEDGER_PLD_STEP
+        )
+    for entry in entries:
+        m = entry.mechanism
+        if isinstance(m, EpsilonDeltaRecord):
+            parts = [
+                pld_lib.from_privacy_parameters(
+                    common.DifferentialPrivacyParameters(m.epsilon, m.delta),
+                    value_discretization_interval=_LEDGER_PLD_STEP,
+                )
+            ]
+        else:
+            parts = [
+                pld_lib.from_gaussian_mechanism(
+                    r.noise_multiplier,
+                    sampling_prob=r.sampling_rate,
+                    value_discretization_interval=_LEDGER_PLD_STEP,
+                ).self_compose(r.count)
+                for r in m
+                if r.sampling_rate < 1.0 and math.isfinite(r.noise_multiplier)
+            ]
+        for part in parts:
+            pld = part if pld is None else pld.compose(part)
+    if pld is None:
+        return 0.0
+    return min(basic, max(float(pld.get_epsilon_for_delta(delta)), 0.0))
+
+
+# Up to this many (epsilon, delta) records compose in closed form with full-batch
+# Gaussian steps (2**n atoms of the records' joint privacy loss); more go to PLD.
+_MAX_EXACT_RECORDS = 10
+
+
+def _gaussian_profile(mu, x):
+    """``E[(1 - exp(x - L))_+]`` for the privacy loss ``L ~ N(mu^2/2, mu^2)``."""
+    if mu == 0.0:
+        return max(0.0, -math.expm1(x))
+    return _delta(mu, x) if x >= 0 else _delta_negative(mu, x)
+
+
+def _delta_negative(mu, x):
+    # For x < 0 both terms are large: Phi(a) - exp(x) Phi(b) with a > b.
+    a = -x / mu + mu / 2.0
+    b = -x / mu - mu / 2.0
+    return float(np.exp(log_ndtr(a)) - math.exp(x + log_ndtr(b)))
+
+
+def _exact_compose(records, mu, delta):
+    """Epsilon of ``(epsilon_i, delta_i)`` records composed with a ``mu``-GDP part.
+
+    Every ``(epsilon_i, delta_i)``-DP mechanism is dominated by the one whose
+    privacy loss is ``+inf`` with probability ``delta_i`` and ``+-epsilon_i``
+    otherwise with odds ``exp(epsilon_i)`` (Kairouz, Oh & Viswanath, ICML 2015,
+    Thm 3.4), and domination survives composition (Dong, Roth & Su 2022, Lemma
+    3.4). The composed privacy profile is then a finite mixture of shifted
+    Gaussian profiles, ``delta(e) = 1 - prod(1 - delta_i) + prod(1 - delta_i)
+    sum_a P(a) delta_mu(e - a)``, inverted in ``e`` by bisection to the float.
+    """
+    atoms = np.zeros(1)
+    probs = np.ones(1)
+    for r in records:
+        p_plus = 1.0 / (1.0 + math.exp(-r.epsilon))
+        atoms = np.concatenate([atoms + r.epsilon, atoms - r.epsilon])
+        probs = np.concatenate([probs * p_plus, probs * (1.0 - p_plus)])
+    # 1 - prod(1 - delta_i), never below its true value (exactly delta_1 for one).
+    lost = min(
+        math.fsum(r.delta for r in records),
+        -math.expm1(math.fsum(math.log1p(-r.delta) for r in records)),
+    )
+    if lost > delta:
+        return math.inf
+    keep = 1.0 - lost
+
+    def profile(e):
+        return lost + keep * sum(
+            p * _gaussian_profile(mu, e - a) for a, p in zip(atoms, probs, strict=True)
+        )
+
+    if profile(0.0) <= delta:
+        return 0.0
+    hi = float(np.sum([r.epsilon for r in records])) + max(1.0, mu * mu)
+    while profile(hi) > delta:
+        hi *= 2.0
+    # Bisection on "profile(e) <= delta", not a root-find: the profile can be
+    # flat at delta (pure records alone), and the smallest valid e is wanted.
+    lo = 0.0
+    while True:
+        mid = 0.5 * (lo + hi)
+        if not lo < mid < hi:
+            return float(hi)
+        if profile(mid) <= delta:
+            hi = mid
+        else:
+            lo = mid
+
+
+def _compose_entries(entries, delta, accountant):
+    if not entries:
+        return 0.0
+    if all(isinstance(e.mechanism, tuple) for e in entries):
+        steps = tuple(r for e in entries for r in e.mechanism)
+        return ledger_epsilon(steps, delta, accountant=accountant)
+    if accountant not in ("auto", "pld"):
+        raise ValueError(
+            f"accountant={accountant!r} cannot compose (epsilon, delta) records; "
+            "use 'auto' or 'pld'."
+        )
+    records = [e.mechanism for e in entries if not isinstance(e.mechanism, tuple)]
+    steps = [r for e in entries if isinstance(e.mechanism, tuple) for r in e.mechanism]
+    if (
+        accountant == "auto"
+        and len(records) <= _MAX_EXACT_RECORDS
+        and all(r.sampling_rate == 1.0 for r in steps)
+    ):
+        mu_sq = sum(r.count / r.noise_multiplier**2 for r in steps)
+        return _exact_compose(records, math.sqrt(mu_sq), delta)
+    return _pld_compose(entries, delta)
+
+
+class PrivacyLedger:
+    """A budget ledger across fits: records every private fit run while it is open.
+
+    Open it with ``with ledger:``; every fit of a DP estimator of this package in
+    that block (also the fits that scikit-learn's ``GridSearchCV``,
+    ``cross_validate`` or ``Pipeline`` make on clones) records what it ran, its
+    ``ledger_``, here. :meth:`epsilon` composes all of it. With a cap
+    ``(epsilon, delta)``, a fit whose planned steps would take the composition
+    above the cap raises :class:`~sklearn_dpgd.exceptions.BudgetExhaustedError`
+    before it reads any data: the fit's noise is calibrated from public quantities,
+    so its whole cost is known before it starts (a privacy filter over fits;
+    Rogers et al., NeurIPS 2016; Whitehouse et al., ICML 2023).
+
+    The ledger is not an estimator parameter (clones would hold copies), and
+    there is no global accountant: only fits inside ``with ledger:`` are recorded.
+
+    Parameters
+    ----------
+    epsilon : float or None, default=None
+        Cap on the total epsilon, > 0; None records without a cap.
+    delta : float or None, default=None
+        The delta at which the cap is checked, in (0, 1); required with
+        ``epsilon``.
+
+    Attributes
+    ----------
+    entries : tuple of LedgerEntry
+        What was recorded, in order.
+    neighboring : str or None
+        The neighbouring relation of the recorded mechanisms (all must share one);
+        None while empty.
+
+    Raises
+    ------
+    ValueError
+        If only one of ``epsilon`` and ``delta`` is given, or either is invalid.
+
+    See Also
+    --------
+    ledger_epsilon : The epsilon of one fit's ``ledger_``.
+
+    Notes
+    -----
+    Composition is sequential over all recorded mechanisms, as if each had read
+    all rows (a fit on a fold reads fewer, so this is an upper bound), except for
+    entries marked with disjoint ``part``s, which compose in parallel (McSherry,
+    SIGMOD 2009). Full-batch Gaussian steps compose exactly in closed form
+    (``mu^2`` adds up; Dong, Roth & Su 2022, Cor. 3.3); subsampled steps by RDP
+    or PLD (:func:`ledger_epsilon`); ``(epsilon, delta)`` records by
+    dp-accounting's privacy-loss distributions (Doroshenko et al. 2022).
+
+    Adaptivity: the GDP and RDP compositions stay valid when each fit's budget is
+    chosen after seeing earlier outputs (Smith & Thakurta 2022; Feldman & Zrnic,
+    NeurIPS 2021), so the cap is a privacy filter for fits. The exact composition
+    of ``(epsilon, delta)`` records is proven for records whose parameters were
+    fixed in advance (as the searches of :mod:`sklearn_dpgd.model_selection`
+    charge them, from public inputs); choosing a record's budget from earlier
+    private outputs is not covered.
+
+    What a ledger does *not* see: the scores ``GridSearchCV`` computes on the
+    held-out folds, ``best_params_`` and ``cv_results_`` are exact functions of
+    private data, released without noise. Around a plain ``GridSearchCV`` the
+    ledger's epsilon is therefore the spend of the fits only, a lower bound on the
+    leak; :class:`~sklearn_dpgd.model_selection.PrivateGridSearchCV` makes the
+    selection private too.
+
+    Parallelism: while open, the ledger makes joblib's default backend
+    ``"threading"`` (fits in the threads of ``n_jobs=2`` record correctly; a
+    thread without the ledger in its context records into every ledger open in
+    the process, which can only over-report). A fit that still reaches another
+    process (an explicit ``backend="loky"``) raises
+    :class:`~sklearn_dpgd.exceptions.UnrecordedFitError` there, before it reads
+    data.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.model_selection import cross_val_score
+    >>> from sklearn_dpgd import DPLogisticRegression
+    >>> from sklearn_dpgd.accounting import PrivacyLedger
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(500, 3)) / 3
+    >>> y = (X[:, 0] > 0).astype(int)
+    >>> ledger = PrivacyLedger()
+    >>> with ledger:
+    ...     scores = cross_val_score(
+    ...         DPLogisticRegression(epsilon=0.5, delta=1e-6, classes=[0, 1]),
+    ...         X, y, cv=3,
+    ...     )
+    >>> len(ledger.entries), round(ledger.epsilon(1e-6), 3)
+    (3, 0.901)
+    """
+
+    def __init__(self, epsilon=None, delta=None):
+        if (epsilon is None) != (delta is None):
+            raise ValueError("give both epsilon and delta for a cap, or neither.")
+        self.cap_epsilon = (
+            None if epsilon is None else _check_positive(epsilon, "epsilon")
+        )
+        self.cap_delta = None if delta is None else _check_delta(delta)
+        self._entries = []
+        self._tokens = []
+
+    @property
+    def entries(self):
+        """The recorded mechanisms, in order: tuple of LedgerEntry."""
+        with _LEDGER_LOCK:
+            return tuple(self._entries)
+
+    @property
+    def neighboring(self):
+        """Neighbouring relation of the recorded mechanisms; None while empty."""
+        entries = self.entries
+        return entries[0].neighboring if entries else None
+
+    def __len__(self):
+        return len(self._entries)
+
+    def __enter__(self):
+        import joblib
+
+        with _LEDGER_LOCK:
+            slot = _OPEN_LEDGERS.setdefault(id(self), [self, 0])
+            slot[1] += 1
+        token = _ACTIVE_LEDGERS.set(_ACTIVE_LEDGERS.get() + (self,))
+        # Fits in worker processes could not record here: keep joblib in threads.
+        backend = joblib.parallel_config(backend="threading")
+        backend.__enter__()
+        self._tokens.append((token, backend))
+        return self
+
+    def __exit__(self, *exc_info):
+        token, backend = self._tokens.pop()
+        backend.__exit__(*exc_info)
+        _ACTIVE_LEDGERS.reset(token)
+        with _LEDGER_LOCK:
+            slot = _OPEN_LEDGERS[id(self)]
+            slot[1] -= 1
+            if slot[1] == 0:
+                del _OPEN_LEDGERS[id(self)]
+        return False
+
+    def _check_entry(self, entry, entries):
+        if entries and entry.neighboring != entries[0].neighboring:
+            raise ValueError(
+                f"this ledger records {entries[0].neighboring!r} mechanisms; a "
+                f"{entry.neighboring!r} one cannot be composed with them. Use one "
+                "neighbouring relation per ledger."
+            )
+        if self.cap_epsilon is None:
+            return
+        spent = self._epsilon(entries + [entry], self.cap_delta, "auto")
+        if spent > self.cap_epsilon:
+            raise BudgetExhaustedError(
+                f"{entry.source or 'a mechanism'} would take this ledger to "
+                f"epsilon={spent:.6g} > cap epsilon={self.cap_epsilon:.6g} (at "
+                f"delta={self.cap_delta:g}); it was refused before reading data."
+            )
+
+    def charge(self, mechanism, *, neighboring="add_remove", source="", part=None):
+        """Record a mechanism about to run, or refuse it if it would overspend.
+
+        Parameters
+        ----------
+        mechanism : tuple of GaussianSteps or EpsilonDeltaRecord
+            What will run (see :class:`LedgerEntry`).
+        neighboring : {"add_remove", "replace"}, default="add_remove"
+            Its neighbouring relation; must match the ledger's.
+        source : str, default=""
+            Who runs it (informational).
+        part : str or None, default=None
+            The disjoint part of the data it reads; None for all rows.
+
+        Returns
+        -------
+        index : int
+            Position of the new entry in :attr:`entries`.
+
+        Raises
+        ------
+        BudgetExhaustedError
+            If the ledger has a cap and the mechanism would exceed it; nothing is
+            recorded.
+        ValueError
+            If ``neighboring`` differs from the recorded mechanisms'.
+        TypeError
+            If ``mechanism`` is neither kind.
+        """
+        entry = LedgerEntry(mechanism, neighboring, source, part)
+        with _LEDGER_LOCK:
+            self._check_entry(entry, self._entries)
+            self._entries.append(entry)
+            return len(self._entries) - 1
+
+    def _settle(self, index, mechanism):
+        with _LEDGER_LOCK:
+            old = self._entries[index]
+            self._entries[index] = LedgerEntry(
+                mechanism, old.neighboring, old.source, old.part
+            )
+
+    @staticmethod
+    def _epsilon(entries, delta, accountant):
+        parts = {e.part for e in entries if e.part is not None}
+        if not parts:
+            return _compose_entries(entries, delta, accountant)
+        return max(
+            _compose_entries(
+                [e for e in entries if e.part is None or e.part == p], delta, accountant
+            )
+            for p in parts
+        )
+
+    def epsilon(self, delta, accountant="auto"):
+        """Total epsilon at ``delta`` of everything recorded, composed exactly.
+
+        Parameters
+        ----------
+        delta : float
+            In (0, 1).
+        accountant : {"auto", "gdp", "rdp", "pld"}, default="auto"
+            As in :func:`ledger_epsilon`; "auto" is the exact GDP closed form when
+            every entry is a full-batch Gaussian step, RDP for subsampled steps,
+            and PLD as soon as an ``(epsilon, delta)`` record is present.
+
+        Returns
+        -------
+        epsilon : float
+            >= 0; 0.0 for an empty ledger.
+
+        Raises
+        ------
+        ValueError
+            If ``delta`` is invalid, the ledger's ``(epsilon, delta)`` records'
+            deltas add up to more than ``delta`` in a way no accountant can meet,
+            or ``accountant`` cannot compose the entries.
+        """
+        delta = _check_delta(delta)
+        return self._epsilon(list(self.entries), delta, accountant)
+
+    def __repr__(self):
+        cap = (
+            ""
+            if self.cap_epsilon is None
+            else f"epsilon={self.cap_epsilon!r}, delta={self.cap_delta!r}, "
+        )
+        return f"PrivacyLedger({cap}entries={len(self._entries)})"
+
+
+def _active_ledgers():
+    """Ledgers a fit in the current context must record into."""
+    stack = _ACTIVE_LEDGERS.get()
+    if stack:
+        return stack
+    with _LEDGER_LOCK:
+        return tuple(slot[0] for slot in _OPEN_LEDGERS.values())
+
+
+def _ledger_guard_state(state):
+    """Mark an estimator serialised while a ledger is open in this process.
+
+    joblib's process backends (and anything else that ships estimators to another
+    process) pickle them; the mark travels with the pickle, and
+    :func:`_charge_active_ledgers` refuses to fit a marked estimator in another
+    process where no ledger is open, since its spend would be lost.
+    """
+    state = dict(state)
+    with _LEDGER_LOCK:
+        if _OPEN_LEDGERS:
+            state[_LEDGER_GUARD] = os.getpid()
+    return state
+
+
+class _LedgerCharge:
+    """The entries a fit reserved in the active ledgers, settled after it ran."""
+
+    def __init__(self, slots):
+        self._slots = slots
+
+    def settle(self, mechanism):
+        for ledger, index in self._slots:
+            ledger._settle(index, mechanism)
+
+
+def _charge_active_ledgers(estimator, mechanism, *, neighboring, part=None):
+    """Charge a planned mechanism to every active ledger, or refuse it.
+
+    Called by a private ``fit`` after its noise is calibrated and before it reads
+    data (the oracle is built afterwards). Charges all active ledgers or none.
+
+    Raises
+    ------
+    UnrecordedFitError
+        If ``estimator`` was serialised while a ledger was open in another process
+        and no ledger is open here.
+    BudgetExhaustedError
+        If a ledger's cap would be exceeded.
+    """
+    ledgers = _active_ledgers()
+    origin = estimator.__dict__.get(_LEDGER_GUARD)
+    if origin is not None and origin != os.getpid() and not ledgers:
+        raise UnrecordedFitError(
+            f"{type(estimator).__name__} was sent from process {origin}, where a "
+            f"PrivacyLedger is open, to process {os.getpid()}, where none is: this "
+            "fit's privacy spend could not be recorded. Run the search with "
+            "n_jobs=1 or joblib's threading backend (the ledger's default), or fit "
+            "a fresh sklearn.base.clone of the estimator outside the ledger."
+        )
+    source = type(estimator).__name__
+    entry = LedgerEntry(mechanism, neighboring, source, part)
+    with _LEDGER_LOCK:
+        for ledger in ledgers:
+            ledger._check_entry(entry, ledger._entries)
+        slots = [
+            (
+                ledger,
+                ledger.charge(
+                    mechanism, neighboring=neighboring, source=source, part=part
+                ),
+            )
+            for ledger in ledgers
+        ]
+    return _LedgerCharge(slots)

@@ -1,6 +1,11 @@
 """Warnings and errors raised by :mod:`sklearn_dpgd`."""
 
-__all__ = ["BudgetExhaustedError", "PrivacyLeakWarning", "WeakPrivacyWarning"]
+__all__ = [
+    "BudgetExhaustedError",
+    "PrivacyLeakWarning",
+    "UnrecordedFitError",
+    "WeakPrivacyWarning",
+]
 
 
 class PrivacyLeakWarning(UserWarning):
@@ -26,4 +31,15 @@ class BudgetExhaustedError(RuntimeError):
 
     Raised by the privacy filter before the mechanism touches the data (Smith &
     Thakurta 2022; Whitehouse et al. 2023), so nothing was computed or released.
+    """
+
+
+class UnrecordedFitError(RuntimeError):
+    """A private fit would run where the open privacy ledger cannot record it.
+
+    Raised before the fit reads any data when an estimator that was serialised
+    while a :class:`~sklearn_dpgd.accounting.PrivacyLedger` was open is fitted in
+    another process (e.g. a joblib ``loky`` worker of ``GridSearchCV(n_jobs=2)``
+    under ``joblib.parallel_config(backend="loky")``): that fit's spend could not
+    reach the ledger, and silent under-reporting is refused.
     """

@@ -18,8 +18,12 @@ from ._dask import check_fit_data, is_dask_collection, map_rows
 from ._oracle import PrivateGradientOracle
 from ._solver import noisy_gradient_descent
 from .accounting import (
+    EpsilonDeltaRecord,
     GaussianPrivacyFilter,
     RdpPrivacyFilter,
+    _charge_active_ledgers,
+    _ledger_guard_state,
+    compress_ledger,
     gdp_epsilon,
     gdp_mu,
     gdp_mu_from_noise_multipliers,
@@ -222,7 +226,15 @@ class _BaseDPLinearClassifier(ClassifierMixin, BaseEstimator):
                     "(NumPy or CSR) data; use solver='gd' for dask arrays."
                 )
 
-            return fit_snowball(self, X, y_index, n_outputs)
+            # The plan spends at most (epsilon, delta); an open PrivacyLedger
+            # records that before any data is read, or refuses the fit.
+            guarantee = EpsilonDeltaRecord(float(self.epsilon), float(self.delta))
+            ledger_charge = _charge_active_ledgers(
+                self, guarantee, neighboring=self.neighboring
+            )
+            fit_snowball(self, X, y_index, n_outputs)
+            ledger_charge.settle(guarantee)
+            return self
 
         self.schedule_ = self._resolve_schedule()
         adaptive = isinstance(self.schedule_, AdaptiveSchedule)
@@ -301,6 +313,13 @@ class _BaseDPLinearClassifier(ClassifierMixin, BaseEstimator):
             privacy_filter.reserve(noise_multipliers, sampling_rate)
         else:
             privacy_filter = GaussianPrivacyFilter(gdp_mu(self.epsilon, self.delta))
+        # The whole cost is known now, before any data is read: an open
+        # PrivacyLedger records it here, or refuses the fit if over its cap.
+        ledger_charge = _charge_active_ledgers(
+            self,
+            compress_ledger(noise_multipliers, sampling_rate),
+            neighboring=self.neighboring,
+        )
         oracle = self._make_oracle(
             X, y_index, n_outputs, sensitivity, privacy_filter, seed, sampling_rate
         )
@@ -319,6 +338,7 @@ class _BaseDPLinearClassifier(ClassifierMixin, BaseEstimator):
         self.learning_rates_ = learning_rates
         self.noise_multipliers_ = privacy_filter.noise_multipliers
         self.ledger_ = privacy_filter.ledger
+        ledger_charge.settle(self.ledger_)
         self.delta_ = float(self.delta)
         if sampling_rate < 1.0:
             # No closed form for subsampled steps: RDP (an upper bound, the one the
@@ -364,6 +384,12 @@ class _BaseDPLinearClassifier(ClassifierMixin, BaseEstimator):
     def _fit_adaptive(self, X, y_index, n_outputs, sensitivity, context, seed):
         """Run an adaptive strategy under its Rényi filter; set fitted attributes."""
         privacy_filter = self.schedule_.make_filter(context)
+        # An adaptive run's cost is known in advance only as its filter's guarantee:
+        # an open PrivacyLedger records that (epsilon, delta), or refuses the fit.
+        guarantee = EpsilonDeltaRecord(float(self.epsilon), float(self.delta))
+        ledger_charge = _charge_active_ledgers(
+            self, guarantee, neighboring=self.neighboring
+        )
         oracle = self._make_oracle(
             X,
             y_index,
@@ -387,6 +413,7 @@ class _BaseDPLinearClassifier(ClassifierMixin, BaseEstimator):
         self.mu_ = None
         # The filter's guarantee, whatever the (data-dependent) realised spend.
         self.epsilon_ = privacy_filter.epsilon
+        ledger_charge.settle(guarantee)
         return self
 
     def decision_function(self, X):
@@ -433,6 +460,11 @@ class _BaseDPLinearClassifier(ClassifierMixin, BaseEstimator):
         if scores.ndim == 1:
             return self.classes_[(scores > 0).astype(int)]
         return self.classes_[np.argmax(scores, axis=1)]
+
+    def __getstate__(self):
+        # Marks a copy sent to another process while a PrivacyLedger is open, so
+        # that a fit there, which the ledger could not see, is refused.
+        return _ledger_guard_state(super().__getstate__())
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

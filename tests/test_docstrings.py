@@ -22,6 +22,7 @@ MODULES = [
     "sklearn_dpgd.accounting",
     "sklearn_dpgd.exceptions",
     "sklearn_dpgd.datasets",
+    "sklearn_dpgd.model_selection",
 ]
 
 # The codes enforced: documented parameters match the signature (names, order,

@@ -1,0 +1,270 @@
+"""Private hyperparameter selection: budgets, exact accounting, no leaked scores."""
+
+import warnings
+
+import numpy as np
+import pytest
+from dp_accounting.pld import common
+from dp_accounting.pld import privacy_loss_distribution as pld_lib
+from sklearn.datasets import make_classification
+from sklearn.linear_model import LogisticRegression
+from sklearn.preprocessing import Normalizer
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+import sklearn_dpgd.linear_model as linear_model
+from sklearn_dpgd import BudgetExhaustedError, DPLogisticRegression, PrivacyLeakWarning
+from sklearn_dpgd.accounting import (
+    EpsilonDeltaRecord,
+    PrivacyLedger,
+    gdp_epsilon,
+    gdp_mu_from_noise_multipliers,
+)
+from sklearn_dpgd.model_selection import LinearScalingSearch, PrivateGridSearchCV
+
+DELTA = 1e-6
+
+
+@pytest.fixture(autouse=True)
+def _quiet_privacy_warnings():
+    # The estimator checks read the label set from y on purpose.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        yield
+
+
+@pytest.fixture(scope="module")
+def data():
+    X, y = make_classification(
+        n_samples=2000, n_features=6, n_informative=4, class_sep=1.5, random_state=0
+    )
+    return Normalizer().fit_transform(X), y
+
+
+def _pgs(**params):
+    defaults = dict(
+        estimator=DPLogisticRegression(classes=[0, 1], max_iter=10),
+        param_grid={"learning_rate": [0.5, 2.0], "momentum": [0.0, 0.9]},
+        epsilon=1.0,
+        delta=DELTA,
+        random_state=0,
+    )
+    return PrivateGridSearchCV(**{**defaults, **params})
+
+
+def _lss(**params):
+    defaults = dict(
+        estimator=DPLogisticRegression(classes=[0, 1]),
+        epsilon=1.0,
+        delta=DELTA,
+        n_candidates=3,
+        max_iter_range=(5, 40),
+        random_state=0,
+    )
+    return LinearScalingSearch(**{**defaults, **params})
+
+
+def _side_epsilons(search):
+    """Independent re-audit of both parts with dp-accounting's PLDs.
+
+    A train row pays every Gaussian fit but the comparisons; a validation row the
+    comparisons and the refit.
+    """
+    entries = search.ledger_.entries
+    z_train = [
+        r.noise_multiplier
+        for e in entries
+        if e.part in ("train", None)
+        for r in e.mechanism
+        for _ in range(r.count)
+    ]
+    train = pld_lib.from_gaussian_mechanism(
+        1.0 / gdp_mu_from_noise_multipliers(z_train)
+    ).get_epsilon_for_delta(DELTA)
+    refit = [e for e in entries if e.part is None]
+    assert len(refit) == 1
+    pld = pld_lib.from_gaussian_mechanism(
+        1.0
+        / gdp_mu_from_noise_multipliers(
+            [r.noise_multiplier for r in refit[0].mechanism for _ in range(r.count)]
+        )
+    )
+    for e in entries:
+        if e.part == "validation":
+            pld = pld.compose(
+                pld_lib.from_privacy_parameters(
+                    common.DifferentialPrivacyParameters(e.mechanism.epsilon, 0.0)
+                )
+            )
+    return train, pld.get_epsilon_for_delta(DELTA)
+
+
+# One candidate and few steps per search: every check fits several times.
+@parametrize_with_checks(
+    [
+        PrivateGridSearchCV(DPLogisticRegression(max_iter=2), {"learning_rate": [2.0]}),
+        LinearScalingSearch(
+            DPLogisticRegression(), n_candidates=1, max_iter_range=(1, 3)
+        ),
+    ]
+)
+def test_sklearn_estimator_checks(estimator, check):
+    check(estimator)
+
+
+@pytest.mark.parametrize("epsilon", [0.3, 1.0, 4.0])
+def test_private_grid_search_spends_its_budget_exactly(data, epsilon):
+    X, y = data
+    search = _pgs(epsilon=epsilon).fit(X, y)
+    assert search.epsilon_ <= epsilon
+    assert search.epsilon_ == pytest.approx(epsilon, rel=1e-8)
+    parts = [e.part for e in search.ledger_.entries]
+    assert parts == ["train"] * 4 + ["validation", None]
+    train, validation = _side_epsilons(search)
+    # The PLDs are pessimistic upper bounds of the exact closed forms.
+    assert search.epsilon_ == pytest.approx(max(train, validation), rel=2e-3)
+    assert max(train, validation) >= search.epsilon_ * (1 - 1e-6)
+    # A train row pays mu exactly (GDP): the candidates and refit fill the budget.
+    assert gdp_epsilon(
+        np.sqrt(
+            sum(
+                r.count / r.noise_multiplier**2
+                for e in search.ledger_.entries
+                if e.part != "validation"
+                for r in e.mechanism
+            )
+        ),
+        DELTA,
+    ) == pytest.approx(epsilon, rel=1e-8)
+
+
+def test_private_grid_search_exposes_no_scores(data):
+    X, y = data
+    search = _pgs().fit(X, y)
+    assert set(search.cv_results_) == {
+        "params",
+        "param_learning_rate",
+        "param_momentum",
+        "selected",
+        "candidate_epsilon",
+    }
+    assert search.cv_results_["selected"].sum() == 1
+    assert search.cv_results_["params"][search.best_index_] == search.best_params_
+    assert not any("score" in name for name in dir(search) if name.endswith("_"))
+    refit = search.best_estimator_
+    assert refit.learning_rate == search.best_params_["learning_rate"]
+    np.testing.assert_array_equal(search.predict(X), refit.predict(X))
+    np.testing.assert_allclose(search.predict_proba(X), refit.predict_proba(X))
+    assert search.score(X, y) == refit.score(X, y)
+
+
+def test_private_grid_search_finds_a_clearly_better_candidate(data):
+    X, y = data
+    chosen = [
+        _pgs(param_grid={"learning_rate": [1e-4, 2.0]}, epsilon=8.0, random_state=seed)
+        .fit(X, y)
+        .best_params_["learning_rate"]
+        for seed in range(3)
+    ]
+    assert chosen == [2.0, 2.0, 2.0]
+
+
+def test_private_grid_search_is_reproducible(data):
+    X, y = data
+    a, b = _pgs(random_state=3).fit(X, y), _pgs(random_state=3).fit(X, y)
+    assert a.best_params_ == b.best_params_
+    np.testing.assert_array_equal(a.best_estimator_.coef_, b.best_estimator_.coef_)
+
+
+def test_search_is_charged_to_open_ledgers_as_one_record(data):
+    X, y = data
+    ledger = PrivacyLedger()
+    with ledger:
+        search = _pgs().fit(X, y)
+    (entry,) = ledger.entries
+    assert entry.mechanism == EpsilonDeltaRecord(search.epsilon_, DELTA)
+    assert entry.source == "PrivateGridSearchCV"
+    assert ledger.epsilon(DELTA) == pytest.approx(search.epsilon_, abs=1e-12)
+
+
+class _NoOracle:
+    def __init__(self, *args, **kwargs):
+        raise AssertionError("a fit read the data")
+
+
+@pytest.mark.parametrize("make", [_pgs, _lss])
+def test_capped_ledger_refuses_a_search_before_any_fit(data, make, monkeypatch):
+    X, y = data
+    monkeypatch.setattr(linear_model, "PrivateGradientOracle", _NoOracle)
+    ledger = PrivacyLedger(epsilon=0.5, delta=DELTA)
+    with ledger, pytest.raises(BudgetExhaustedError):
+        make(epsilon=1.0).fit(X, y)
+    assert len(ledger) == 0
+
+
+@pytest.mark.parametrize(
+    "params, error, match",
+    [
+        ({"param_grid": {"epsilon": [0.1, 1.0]}}, ValueError, "must not set"),
+        ({"param_grid": {"neighboring": ["replace"]}}, ValueError, "must not set"),
+        (
+            {"estimator": DPLogisticRegression(batch_size=100)},
+            ValueError,
+            "batch_size must be None",
+        ),
+        ({"estimator": LogisticRegression()}, TypeError, "private estimator"),
+        ({"validation_fraction": 1e-5}, ValueError, "empty part"),
+        ({"refit_share": 1 - 1e-12}, ValueError, "lower refit_share"),
+    ],
+)
+def test_private_grid_search_validation(data, params, error, match):
+    X, y = data
+    with pytest.raises(error, match=match):
+        _pgs(**params).fit(X, y)
+
+
+@pytest.mark.parametrize("epsilon", [0.5, 2.0])
+def test_linear_scaling_search_never_overspends(data, epsilon):
+    X, y = data
+    search = _lss(epsilon=epsilon).fit(X, y)
+    assert search.epsilon_ <= epsilon
+    assert search.epsilon_ == pytest.approx(epsilon, rel=1e-8)
+    parts = [e.part for e in search.ledger_.entries]
+    assert parts == (["train"] * 3 + ["validation"]) * 2 + [None]
+    train, validation = _side_epsilons(search)
+    assert search.epsilon_ == pytest.approx(max(train, validation), rel=2e-3)
+    # Candidate fits at the two search budgets, the final fit at the rest.
+    eps_1, eps_2 = search.radius_points_[:, 0]
+    assert eps_1 < eps_2 < search.best_estimator_.epsilon
+    assert search.radius_points_.shape == (2, 2)
+
+
+def test_linear_scaling_search_extrapolates_the_line(data):
+    X, y = data
+    search = _lss(max_iter_range=(5, 100), learning_rate_range=(0.05, 8.0)).fit(X, y)
+    (e1, r1), (e2, r2) = search.radius_points_
+    e_final = search.best_estimator_.epsilon
+    assert search.slope_ == max(0.0, (r2 - r1) / (e2 - e1))
+    line = r2 + search.slope_ * (e_final - e2)
+    assert search.radius_ == pytest.approx(np.clip(line, 0.05 * 5, 8.0 * 100))
+    lr, t = search.best_params_["learning_rate"], search.best_params_["max_iter"]
+    assert 5 <= t <= 100 and 0.05 <= lr <= 8.0
+    assert search.best_estimator_.max_iter == t
+    # The radius is split exactly unless a range clips it.
+    if 0.05 < lr < 8.0:
+        assert lr * t == pytest.approx(search.radius_)
+
+
+@pytest.mark.parametrize(
+    "params, match",
+    [
+        ({"search_fractions": (0.2, 0.1)}, "search_fractions"),
+        ({"search_fractions": (0.5, 0.6)}, "search_fractions"),
+        ({"learning_rate_range": (1.0, 0.5)}, "learning_rate_range"),
+        ({"max_iter_range": (0, 10)}, "max_iter_range"),
+        ({"max_iter_range": (5.0, 10.0)}, "max_iter_range"),
+    ],
+)
+def test_linear_scaling_search_validation(data, params, match):
+    X, y = data
+    with pytest.raises(ValueError, match=match):
+        _lss(**params).fit(X, y)
