@@ -36,6 +36,7 @@ from .schedules import (
     NoiseSchedule,
     ScheduleContext,
     UniformSchedule,
+    auto_learning_rate,
     auto_max_iter,
 )
 
@@ -57,7 +58,10 @@ class _BaseDPLinearClassifier(ClassifierMixin, BaseEstimator):
         "delta": [Interval(Real, 0, 1, closed="neither")],
         "schedule": [NoiseSchedule, AdaptiveSchedule, None],
         "max_iter": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
-        "learning_rate": [Interval(Real, 0, None, closed="neither")],
+        "learning_rate": [
+            Interval(Real, 0, None, closed="neither"),
+            StrOptions({"auto"}),
+        ],
         "momentum": [Interval(Real, 0, 1, closed="left")],
         "average": [Interval(Real, 0, 1, closed="both")],
         "batch_size": [Interval(Integral, 1, None, closed="left"), None],
@@ -91,7 +95,6 @@ class _BaseDPLinearClassifier(ClassifierMixin, BaseEstimator):
         # Interval constraints let NaN and inf through for unbounded sides.
         for name in (
             "epsilon",
-            "learning_rate",
             "clip_norm",
             "alpha",
             "momentum",
@@ -100,6 +103,10 @@ class _BaseDPLinearClassifier(ClassifierMixin, BaseEstimator):
             value = getattr(self, name)
             if not np.isfinite(value):
                 raise ValueError(f"{name} must be finite, got {value!r}.")
+        if self.learning_rate != "auto" and not np.isfinite(self.learning_rate):
+            raise ValueError(
+                f"learning_rate must be finite, got {self.learning_rate!r}."
+            )
 
     def _encode_labels(self, y):
         """Set ``classes_``; return labels as int64 class indices."""
@@ -299,7 +306,7 @@ class _BaseDPLinearClassifier(ClassifierMixin, BaseEstimator):
                 f"{noise_multipliers.shape}, expected (T,) with 1 <= T <= {n_steps}."
             )
         if learning_rates is None:
-            learning_rates = np.full(n_run, float(self.learning_rate))
+            learning_rates = np.full(n_run, self._learning_rate(n_run, context))
         learning_rates = np.asarray(learning_rates, dtype=float)
         if learning_rates.shape != (n_run,) or not np.all(learning_rates > 0):
             raise ValueError(
@@ -357,6 +364,22 @@ class _BaseDPLinearClassifier(ClassifierMixin, BaseEstimator):
             self.mu_ = gdp_mu_from_noise_multipliers(self.noise_multipliers_)
             self.epsilon_ = gdp_epsilon(self.mu_, self.delta_)
         return self
+
+    def _learning_rate(self, n_steps, context):
+        """The step size: the parameter, or the noisy-radius rule for "auto"."""
+        if self.learning_rate != "auto":
+            return float(self.learning_rate)
+        return auto_learning_rate(
+            self._base_learning_rate,
+            n_steps,
+            context.epsilon,
+            context.delta,
+            context.n_samples,
+            context.n_features,
+            n_outputs=context.n_outputs,
+            neighboring=self.neighboring,
+            fit_intercept=context.fit_intercept,
+        )
 
     def _make_oracle(
         self, X, y_index, n_outputs, sensitivity, privacy_filter, seed, sampling_rate
@@ -674,12 +697,15 @@ class DPLogisticRegression(_BaseDPLinearClassifier):
     Parameters
     ----------
 %(params_privacy)s
-    learning_rate : float, default=2.0
-        Step size ``eta`` of the heavy-ball update. The binary logistic loss is
-        1/4-smooth in the margin (softmax: 1/2), so with rows of norm at most 1 plus
-        the intercept the objective is 1/2-smooth (softmax: 1) and heavy ball with
-        ``momentum=0.9`` is stable for ``eta < 2 (1 + momentum) / L`` (7.6; 3.8)
-        without noise.
+    learning_rate : float or "auto", default="auto"
+        Step size ``eta`` of the heavy-ball update. "auto":
+        :func:`~sklearn_dpgd.schedules.auto_learning_rate` with base 2.0, i.e. 2.0
+        spread over the automatic horizon so that ``eta * T`` (the noisy radius)
+        is that of 2.0 over ``mu n / sqrt(d')`` steps; about 0.5 with
+        ``max_iter="auto"``. The binary logistic loss is 1/4-smooth in the margin
+        (softmax: 1/2), so with rows of norm at most 1 plus the intercept the
+        objective is 1/2-smooth (softmax: 1) and heavy ball with ``momentum=0.9`` is
+        stable for ``eta < 2 (1 + momentum) / L`` (7.6; 3.8) without noise.
 %(params_optimiser)s
 
 %(attributes)s
@@ -691,7 +717,7 @@ class DPLogisticRegression(_BaseDPLinearClassifier):
 
     Notes
     -----
-    The defaults (uniform schedule, automatic horizon, ``learning_rate=2.0``,
+    The defaults (uniform schedule, automatic horizon and step size,
     ``momentum=0.9``, ``average=0.5``, ``clip_norm=1.0``) were chosen on a holdout of
     Adult's *training* split, never its test split, with the protocol of
     ``benchmarks/bench_adult.py`` (one-hot + min-max + unit-norm rows, delta = 1e-8);
@@ -718,6 +744,7 @@ class DPLogisticRegression(_BaseDPLinearClassifier):
     )
 
     _loss = "logistic"
+    _base_learning_rate = 2.0
 
     def __init__(
         self,
@@ -726,7 +753,7 @@ class DPLogisticRegression(_BaseDPLinearClassifier):
         delta=1e-8,
         schedule=None,
         max_iter="auto",
-        learning_rate=2.0,
+        learning_rate="auto",
         momentum=0.9,
         average=0.5,
         batch_size=None,
@@ -827,11 +854,12 @@ class DPHuberSVM(_BaseDPLinearClassifier):
     Parameters
     ----------
 %(params_privacy)s
-    learning_rate : float, default=0.5
-        Step size ``eta`` of the heavy-ball update. The loss is ``1/(2h)``-smooth
-        in the margin, four times the logistic loss's curvature at ``h = 0.5``, so
-        the step is a quarter of :class:`DPLogisticRegression`'s: the same
-        ``eta * L`` (stable for ``eta < 2 (1 + momentum) h``).
+    learning_rate : float or "auto", default="auto"
+        Step size ``eta`` of the heavy-ball update. "auto":
+        :func:`~sklearn_dpgd.schedules.auto_learning_rate` with base 0.5. The loss
+        is ``1/(2h)``-smooth in the margin, four times the logistic loss's curvature
+        at ``h = 0.5``, so the base is a quarter of :class:`DPLogisticRegression`'s:
+        the same ``eta * L`` (stable for ``eta < 2 (1 + momentum) h``).
     h : float, default=0.5
         Smoothing width of the hinge, > 0 (seed 004, Sec. V-C, uses 0.5).
 %(params_optimiser)s
@@ -867,6 +895,7 @@ class DPHuberSVM(_BaseDPLinearClassifier):
     )
 
     _loss = "huber_hinge"
+    _base_learning_rate = 0.5
 
     _parameter_constraints = {
         **_BaseDPLinearClassifier._parameter_constraints,
@@ -880,7 +909,7 @@ class DPHuberSVM(_BaseDPLinearClassifier):
         delta=1e-8,
         schedule=None,
         max_iter="auto",
-        learning_rate=0.5,
+        learning_rate="auto",
         h=0.5,
         momentum=0.9,
         average=0.5,

@@ -417,6 +417,41 @@ def test_auto_max_iter_grows_with_budget_and_data():
         auto_max_iter(1.0, 1e-8, 10, 3, neighboring="x")
 
 
+@pytest.mark.parametrize(
+    "Estimator, base", [(DPLogisticRegression, 2.0), (DPHuberSVM, 0.5)]
+)
+def test_auto_learning_rate_keeps_the_noisy_radius(Estimator, base):
+    import math
+
+    from sklearn_dpgd.accounting import gdp_mu
+    from sklearn_dpgd.schedules import auto_learning_rate, auto_max_iter
+
+    n, d = 3000, 8
+    # The reference rule: base step over mu n / sqrt(d + 1) steps (within bounds).
+    t_ref = round(gdp_mu(0.4, 1e-8) * n / math.sqrt(d + 1))
+    assert 5 < t_ref < 1000
+    T = auto_max_iter(0.4, 1e-8, n, d)
+    assert abs(T - 4 * t_ref) <= 2
+    lr = auto_learning_rate(base, T, 0.4, 1e-8, n, d)
+    assert lr * T == pytest.approx(base * t_ref)
+    # Never a larger step than the base, for short runs either.
+    assert auto_learning_rate(base, 3, 0.4, 1e-8, n, d) == base
+    # Capped horizons spread the same radius over at most 1000 steps.
+    big = auto_max_iter(50.0, 1e-8, n, d)
+    assert big == 1000
+    assert auto_learning_rate(base, big, 50.0, 1e-8, n, d) == pytest.approx(base)
+    X, y = _data(n=n, d=d)
+    clf = Estimator(epsilon=0.4, random_state=0).fit(X, y)
+    np.testing.assert_allclose(clf.learning_rates_, lr)
+    assert clf.n_iter_ == T
+    fixed = Estimator(epsilon=0.4, learning_rate=0.3, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(fixed.learning_rates_, 0.3)
+    with pytest.raises(ValueError, match="base_learning_rate"):
+        auto_learning_rate(0.0, 10, 0.4, 1e-8, n, d)
+    with pytest.raises(ValueError, match="n_steps"):
+        auto_learning_rate(1.0, 0, 0.4, 1e-8, n, d)
+
+
 ESTIMATORS = [DPLogisticRegression, DPHuberSVM]
 
 

@@ -1,0 +1,219 @@
+"""Accuracy of the defaults: against other libraries, and on data they were not set on.
+
+    python benchmarks/bench_accuracy.py [--data-home ../shared/data] [--seeds 5]
+        [--skip-benchmarks] [--skip-generalisation]
+
+Part 1 (Adult, Bank; the protocol of ``benchmarks/bench_adult.py``: Adult's standard
+split, Bank 80/20 stratified with random_state=0, one-hot + min-max + unit-norm
+rows, delta = 1e-8): mean test accuracy over the seeds of DPLogisticRegression and
+DPHuberSVM with every parameter at its default, printed under the other options'
+values. Those rows are quoted from the accuracy issue of this project (measured on
+this machine with the same protocol); ``benchmarks/privacy_utility.py`` re-measures
+diffprivlib and Opacus side by side.
+
+Part 2 (generalisation; data the defaults were not designed on): scikit-learn's
+breast cancer (binary) and digits (10 classes), and a synthetic problem
+(``make_classification``, 20,000 rows, 40 features, 3 classes, random_state=0),
+each split 80/20 stratified (random_state=0), min-max + unit-norm rows, epsilon in
+{1, 4}, delta = 1e-5. The defaults are compared with the best fixed configuration
+(learning_rate x max_iter grid) chosen on the *test* split: an optimistic reference
+that spends privacy it does not count, reported and never used to set a default.
+"""
+
+import argparse
+import itertools
+import time
+import warnings
+
+import numpy as np
+from sklearn.datasets import load_breast_cancer, load_digits, make_classification
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import train_test_split
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import MinMaxScaler, Normalizer
+
+from sklearn_dpgd import DPHuberSVM, DPLogisticRegression
+from sklearn_dpgd.datasets import load_benchmark_split, paper_preprocessor
+
+EPSILONS = (0.05, 0.1, 0.2, 0.4, 0.8, 1.6)
+OTHERS = {
+    "adult": {
+        "Opacus DP-SGD, batch 256, 5 epochs, lr from a non-private run": (
+            0.776,
+            0.816,
+            0.831,
+            0.835,
+            0.836,
+            0.837,
+        ),
+        "Opacus, best lr per epsilon on the test set (optimistic)": (
+            0.805,
+            0.820,
+            0.829,
+            0.834,
+            0.836,
+            0.836,
+        ),
+        "full-batch noisy GD, exact accounting, 100 steps, step 4": (
+            0.809,
+            0.823,
+            0.827,
+            0.828,
+            0.828,
+            0.828,
+        ),
+        "the same with 1,000 steps": (0.775, 0.805, 0.826, 0.836, 0.839, 0.840),
+        "diffprivlib (objective perturbation)": (
+            0.675,
+            0.702,
+            0.726,
+            0.752,
+            0.750,
+            0.821,
+        ),
+    },
+    "bank": {
+        "best of the other options": (0.887, 0.891, 0.893, 0.895, 0.895, 0.895),
+    },
+}
+TARGETS = {
+    "adult": (0.81, 0.825, 0.833, 0.838, 0.841, 0.843),
+    "bank": OTHERS["bank"]["best of the other options"],
+}
+GEN_EPSILONS = (1.0, 4.0)
+GEN_DELTA = 1e-5
+GRID = list(
+    itertools.product((0.25, 0.5, 1.0, 2.0, 4.0, 8.0), (10, 25, 50, 100, 200, 400, 800))
+)
+
+
+def _row(name, cells, fmt="{:.4f}"):
+    print(f"| {name} | " + " | ".join(fmt.format(c) for c in cells) + " |", flush=True)
+
+
+def _mean_score(Estimator, X_train, y_train, X_test, y_test, seeds, **params):
+    return float(
+        np.mean(
+            [
+                Estimator(random_state=s, **params)
+                .fit(X_train, y_train)
+                .score(X_test, y_test)
+                for s in range(seeds)
+            ]
+        )
+    )
+
+
+def benchmark_tables(data_home, seeds):
+    for dataset in ("adult", "bank"):
+        X_train, X_test, y_train, y_test = load_benchmark_split(dataset, data_home)
+        pre = paper_preprocessor().fit(X_train)
+        X_train = np.ascontiguousarray(pre.transform(X_train))
+        X_test = pre.transform(X_test)
+        y_train, y_test = y_train.to_numpy(), y_test.to_numpy()
+        print(f"\n### {dataset} (delta=1e-8, {seeds} seeds, test accuracy)\n")
+        print("| method | " + " | ".join(f"eps={e:g}" for e in EPSILONS) + " |")
+        print("|---|" + "---|" * len(EPSILONS))
+        for name, cells in OTHERS[dataset].items():
+            _row(name + " (quoted)", cells, "{:.3f}")
+        _row("target (issue)", TARGETS[dataset], "{:.3f}")
+        for Estimator in (DPLogisticRegression, DPHuberSVM):
+            start = time.perf_counter()
+            cells = [
+                _mean_score(
+                    Estimator,
+                    X_train,
+                    y_train,
+                    X_test,
+                    y_test,
+                    seeds,
+                    epsilon=eps,
+                    delta=1e-8,
+                    classes=[0, 1],
+                )
+                for eps in EPSILONS
+            ]
+            _row(f"{Estimator.__name__}, defaults", cells)
+            print(f"({time.perf_counter() - start:.0f} s)")
+        nonprivate = LogisticRegression(max_iter=1000).fit(X_train, y_train)
+        print(
+            f"\nnon-private LogisticRegression: {nonprivate.score(X_test, y_test):.4f}"
+        )
+
+
+def _generalisation_sets():
+    pre = make_pipeline(MinMaxScaler(clip=True), Normalizer())
+    X, y = load_breast_cancer(return_X_y=True)
+    yield "breast cancer", X, y, pre
+    X, y = load_digits(return_X_y=True)
+    yield "digits", X, y, pre
+    X, y = make_classification(
+        n_samples=20000,
+        n_features=40,
+        n_informative=15,
+        n_classes=3,
+        n_clusters_per_class=2,
+        flip_y=0.05,
+        random_state=0,
+    )
+    yield "synthetic (20000 x 40, 3 classes)", X, y, pre
+
+
+def generalisation(seeds):
+    print(f"\n### Generalisation (delta={GEN_DELTA:g}, {seeds} seeds)\n")
+    print(
+        "| data | eps | defaults | best fixed (lr, T) on the test split "
+        "(optimistic) | gap |"
+    )
+    print("|---|---|---|---|---|")
+    for name, X, y, pre in _generalisation_sets():
+        X_train, X_test, y_train, y_test = train_test_split(
+            X, y, test_size=0.2, stratify=y, random_state=0
+        )
+        pre = pre.fit(X_train)
+        X_train = np.ascontiguousarray(pre.transform(X_train))
+        X_test = pre.transform(X_test)
+        classes = np.unique(y)  # public: the label set of a public benchmark
+        for eps in GEN_EPSILONS:
+            common = dict(epsilon=eps, delta=GEN_DELTA, classes=classes)
+            default = _mean_score(
+                DPLogisticRegression, X_train, y_train, X_test, y_test, seeds, **common
+            )
+            scores = {
+                (lr, T): _mean_score(
+                    DPLogisticRegression,
+                    X_train,
+                    y_train,
+                    X_test,
+                    y_test,
+                    seeds,
+                    learning_rate=lr,
+                    max_iter=T,
+                    **common,
+                )
+                for lr, T in GRID
+            }
+            best = max(scores, key=scores.get)
+            print(
+                f"| {name} | {eps:g} | {default:.4f} | {scores[best]:.4f} "
+                f"({best[0]:g}, {best[1]}) | {scores[best] - default:+.4f} |",
+                flush=True,
+            )
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--data-home", default="../shared/data")
+    parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--skip-benchmarks", action="store_true")
+    parser.add_argument("--skip-generalisation", action="store_true")
+    args = parser.parse_args()
+    warnings.simplefilter("ignore", category=UserWarning)
+    if not args.skip_benchmarks:
+        benchmark_tables(args.data_home, args.seeds)
+    if not args.skip_generalisation:
+        generalisation(args.seeds)
+
+
+if __name__ == "__main__":
+    main()
