@@ -744,13 +744,15 @@ def auto_max_iter(
     n_outputs=1,
     neighboring="add_remove",
     fit_intercept=True,
+    horizon_factor=AUTO_HORIZON_FACTOR,
 ):
     """Number of private steps chosen from public quantities only.
 
-    ``T = 4 mu n / (s sqrt(d'))``, rounded and clipped to [5, 1000], where ``mu`` is
+    ``T = c mu n / (s sqrt(d'))``, rounded and clipped to [5, 1000], where ``mu`` is
     the GDP budget of ``(epsilon, delta)``, ``n`` the number of rows, ``s`` the
     sensitivity factor (1 for add/remove-one, 2 for replace-one neighbouring) and
-    ``d' = n_outputs * (n_features + fit_intercept)`` the gradient dimension.
+    ``d' = n_outputs * (n_features + fit_intercept)`` the gradient dimension and
+    ``c = horizon_factor`` (4 for the logistic loss, 1 for the Huber hinge).
 
     Why this shape: with exact composition each of ``T`` equal steps has noise
     multiplier ``z = sqrt(T) / mu``, so the noise on the mean gradient has norm about
@@ -764,7 +766,9 @@ def auto_max_iter(
     four times more, four times smaller steps (:func:`auto_learning_rate`) were as
     good or better on holdouts of Adult's and Bank's training splits at every
     epsilon, by up to 0.6 points at small budgets, where few steps leave heavy-ball
-    momentum no time to act (``benchmarks/bench_accuracy.py``).
+    momentum no time to act (``benchmarks/bench_accuracy.py``). The Huber hinge
+    did not gain (on Adult's holdout it lost 1.4 points at epsilon = 0.1 and tied
+    at 0.05 and 0.4), so :class:`~sklearn_dpgd.DPHuberSVM` keeps ``c = 1``.
 
     Parameters
     ----------
@@ -783,6 +787,8 @@ def auto_max_iter(
         Neighbouring relation; "replace" doubles the sensitivity.
     fit_intercept : bool, default=True
         Whether the gradient has one more coordinate for the intercept.
+    horizon_factor : float, default=4
+        ``c`` > 0.
 
     Returns
     -------
@@ -798,7 +804,11 @@ def auto_max_iter(
     t = _horizon_unit(
         epsilon, delta, n_samples, n_features, n_outputs, neighboring, fit_intercept
     )
-    return _clip_steps(AUTO_HORIZON_FACTOR * t)
+    if not horizon_factor > 0 or not math.isfinite(horizon_factor):
+        raise ValueError(
+            f"horizon_factor must be finite and > 0, got {horizon_factor!r}."
+        )
+    return _clip_steps(horizon_factor * t)
 
 
 def auto_learning_rate(

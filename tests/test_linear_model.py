@@ -430,14 +430,16 @@ def test_auto_learning_rate_keeps_the_noisy_radius(Estimator, base):
     # The reference rule: base step over mu n / sqrt(d + 1) steps (within bounds).
     t_ref = round(gdp_mu(0.4, 1e-8) * n / math.sqrt(d + 1))
     assert 5 < t_ref < 1000
-    T = auto_max_iter(0.4, 1e-8, n, d)
-    assert abs(T - 4 * t_ref) <= 2
+    T = auto_max_iter(0.4, 1e-8, n, d, horizon_factor=Estimator._horizon_factor)
+    assert abs(T - Estimator._horizon_factor * t_ref) <= 2
     lr = auto_learning_rate(base, T, 0.4, 1e-8, n, d)
-    assert lr * T == pytest.approx(base * t_ref)
+    assert lr * T == pytest.approx(base * t_ref, rel=2e-3)
     # Never a larger step than the base, for short runs either.
     assert auto_learning_rate(base, 3, 0.4, 1e-8, n, d) == base
     # Capped horizons spread the same radius over at most 1000 steps.
     big = auto_max_iter(50.0, 1e-8, n, d)
+    with pytest.raises(ValueError, match="horizon_factor"):
+        auto_max_iter(0.4, 1e-8, n, d, horizon_factor=0.0)
     assert big == 1000
     assert auto_learning_rate(base, big, 50.0, 1e-8, n, d) == pytest.approx(base)
     X, y = _data(n=n, d=d)
