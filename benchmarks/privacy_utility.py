@@ -143,7 +143,7 @@ def build_methods():
 
     methods = []
     for cls in _dp_estimators():
-        methods.append(Method(f"{cls.__name__} (defaults)", dp(cls)))
+        methods.append(Method(f"{cls.__name__} (defaults)", dp(cls, data_norm=1.0)))
     for sched in _schedule_classes():
         methods.append(
             Method(
@@ -173,9 +173,14 @@ def build_methods():
     if baselines is not None:
         from sklearn.base import ClassifierMixin
 
+        seen = set(_dp_estimators())  # baselines may be exported at the top too
         for name in getattr(baselines, "__all__", []):
             cls = getattr(baselines, name)
-            if inspect.isclass(cls) and issubclass(cls, ClassifierMixin):
+            if (
+                inspect.isclass(cls)
+                and issubclass(cls, ClassifierMixin)
+                and cls not in seen
+            ):
                 methods.append(Method(f"{name} (defaults)", dp(cls, data_norm=1.0)))
     methods.append(
         Method(
