@@ -15,7 +15,9 @@ process (so that load from other processes hits all of them alike):
 - ``reduce``: ``np.add.reduce(X, axis=0)`` (dense) or ``X.sum(axis=0)`` (CSR), the
   cheapest pass that reads every entry once.
 
-It prints the best and the median time of the repeats, the achieved bandwidth in
+The thread count applies to the Numba passes; ``X @ w`` and ``reduce`` run with
+whatever threads NumPy's BLAS uses. It prints the best and the median time of the
+repeats, the achieved bandwidth in
 GB/s (bytes of the matrix, ``X.nbytes`` or ``data + indices + indptr``, per
 second of the best time) and the ratio of each best time to that of ``reduce``. The
 target for the dense 1,000,000 x 100 float64 case is ``oracle / reduce <= 1.3``.
