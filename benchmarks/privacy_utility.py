@@ -109,12 +109,16 @@ def _dp_estimators():
     """Public estimator classes of the package (the names in ``__all__``)."""
     from sklearn.base import ClassifierMixin
 
-    return [
-        getattr(sklearn_dpgd, name)
-        for name in sklearn_dpgd.__all__
-        if inspect.isclass(getattr(sklearn_dpgd, name))
-        and issubclass(getattr(sklearn_dpgd, name), ClassifierMixin)
-    ]
+    found = []
+    for name in sklearn_dpgd.__all__:
+        cls = getattr(sklearn_dpgd, name)
+        if inspect.isclass(cls) and issubclass(cls, ClassifierMixin):
+            try:
+                cls()
+            except TypeError:  # a meta-estimator that needs an estimator
+                continue
+            found.append(cls)
+    return found
 
 
 def _string_options(cls, param):
