@@ -118,7 +118,7 @@ def timing(X, y):
     norms = row_norms(X, True)  # once per fit in the estimator
 
     def step():
-        return clipped_gradient_sum(X, yi, W, b, norms, True, 1.0, 0, 0.5)
+        return clipped_gradient_sum(X, yi, W, b, norms, None, True, 1.0, 0, 0.5)
 
     step()  # compile / load the cache
     dp = DPLogisticRegression(max_iter=100, classes=[0, 1], random_state=0)

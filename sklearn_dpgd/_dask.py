@@ -221,7 +221,7 @@ def _chunk_clipped_sum(X_chunk, y_chunk, norms, W, b, kernel_args, q, seed):
         # stay here.
         rows = np.flatnonzero(np.random.default_rng(seed).random(n) < q)
     else:
-        rows = np.arange(n, dtype=np.int64)
+        rows = None  # all rows of the chunk, in order
     return clipped_gradient_sum(X_chunk, y_chunk, W, b, norms, rows, *kernel_args)
 
 

@@ -76,11 +76,11 @@ def _clip_scale(r_norm, row_norm, clip_norm):
     row is then dropped, which keeps its contribution (zero) within the sensitivity.
     """
     g = r_norm * row_norm
-    if g <= clip_norm:
-        return 1.0
-    if g > clip_norm:
-        return clip_norm / g
-    return 0.0
+    if not (g <= clip_norm or g > clip_norm):
+        return 0.0  # NaN: never taken on sane data, so the branch is predicted
+    # C / max(g, C) is exactly 1.0 when g <= C and C / g otherwise; written without
+    # a branch on g, whose outcome varies unpredictably from row to row.
+    return clip_norm / max(g, clip_norm)
 
 
 @njit(cache=True, fastmath=_FASTMATH, parallel=True)
@@ -100,9 +100,10 @@ def clipped_gradient_sum(
         Intercepts (ignored when ``fit_intercept`` is False).
     row_norms : ndarray of shape (n_samples,), float64
         ``||[x_i, 1]||`` (or ``||x_i||`` without intercept), from :func:`row_norms`.
-    rows : ndarray of shape (n_rows,), int64
-        Indices of the rows to sum (all rows for full-batch steps; the Poisson
-        sample, drawn outside the kernel, for minibatch steps).
+    rows : ndarray of shape (n_rows,), int64, or None
+        Indices of the rows to sum (the Poisson sample, drawn outside the kernel,
+        for minibatch steps); None sums all rows in order (full-batch steps), with
+        no index array to read.
     fit_intercept : bool
     clip_norm : float
         The clipping threshold ``C`` (> 0).
@@ -120,16 +121,18 @@ def clipped_gradient_sum(
         add/remove-one neighbouring (``../shared/algorithms.md``, Notation).
     """
     d = X.shape[1]
-    n = rows.shape[0]
+    n = X.shape[0] if rows is None else rows.shape[0]
     K = W.shape[0]
     n_blocks = (n + BLOCK_ROWS - 1) // BLOCK_ROWS
-    partial = np.zeros((n_blocks, K, d + 1))
+    partial = np.empty((n_blocks, K, d + 1))
     for blk in prange(n_blocks):
-        acc = partial[blk]
+        # A block-local accumulator (not a view of ``partial``) lets LLVM keep it
+        # apart from X and vectorise the update without aliasing checks.
+        acc = np.zeros((K, d + 1))
         m = np.empty(K)
         r = np.empty(K)
         for ii in range(blk * BLOCK_ROWS, min(n, (blk + 1) * BLOCK_ROWS)):
-            i = rows[ii]
+            i = ii if rows is None else rows[ii]
             for k in range(K):
                 s = b[k] if fit_intercept else 0.0
                 for j in range(d):
@@ -146,6 +149,7 @@ def clipped_gradient_sum(
                     for j in range(d):
                         acc[k, j] += c * X[i, j]
                     acc[k, d] += c
+        partial[blk] = acc
     return _finish(partial, fit_intercept)
 
 
@@ -171,17 +175,17 @@ def clipped_gradient_sum_csr(
     (n_samples, n_features) (duplicates summed, any index order); other parameters
     and the result as in :func:`clipped_gradient_sum`.
     """
-    n = rows.shape[0]
+    n = indptr.shape[0] - 1 if rows is None else rows.shape[0]
     d = n_features
     K = W.shape[0]
     n_blocks = (n + BLOCK_ROWS - 1) // BLOCK_ROWS
-    partial = np.zeros((n_blocks, K, d + 1))
+    partial = np.empty((n_blocks, K, d + 1))
     for blk in prange(n_blocks):
-        acc = partial[blk]
+        acc = np.zeros((K, d + 1))
         m = np.empty(K)
         r = np.empty(K)
         for ii in range(blk * BLOCK_ROWS, min(n, (blk + 1) * BLOCK_ROWS)):
-            i = rows[ii]
+            i = ii if rows is None else rows[ii]
             start, stop = indptr[i], indptr[i + 1]
             for k in range(K):
                 s = b[k] if fit_intercept else 0.0
@@ -199,6 +203,7 @@ def clipped_gradient_sum_csr(
                     for p in range(start, stop):
                         acc[k, indices[p]] += c * data[p]
                     acc[k, d] += c
+        partial[blk] = acc
     return _finish(partial, fit_intercept)
 
 

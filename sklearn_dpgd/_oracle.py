@@ -73,7 +73,8 @@ class LocalRows:
         -------
         grad_sum : ndarray of shape (K, n_features + 1), float64
         """
-        rows = self._sample(sampling_rate, rng)
+        # Full batch: None sums all rows in order with no index array to read.
+        rows = self._sample(sampling_rate, rng) if sampling_rate < 1.0 else None
         return self.clipped_sum_rows(W, b, kernel_args, rows)
 
     def clipped_sum_rows(self, W, b, kernel_args, rows):
@@ -85,7 +86,8 @@ class LocalRows:
         b : ndarray of shape (K,), float64
         kernel_args : tuple
             ``(fit_intercept, clip_norm, loss, h)`` of the kernel.
-        rows : ndarray of shape (n_rows,), int64
+        rows : ndarray of shape (n_rows,), int64, or None
+            None: all rows, in order.
 
         Returns
         -------

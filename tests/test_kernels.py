@@ -58,7 +58,6 @@ def _problem(n, d, K, seed=0, density=None):
 
 def _kernel(X, y, W, b, fit_intercept, clip_norm, loss, h=0.5, rows=None):
     code = _losses.LOSS_CODES[loss]
-    rows = np.arange(X.shape[0]) if rows is None else rows
     if sp.issparse(X):
         norms = row_norms_csr(X.data, X.indptr, fit_intercept)
         return clipped_gradient_sum_csr(
@@ -180,6 +179,18 @@ def test_result_does_not_depend_on_thread_count():
     finally:
         numba.set_num_threads(before)
     np.testing.assert_array_equal(one, many)
+
+
+@pytest.mark.parametrize("fmt", ["dense", "csr"])
+@pytest.mark.parametrize("K", [1, 3])
+def test_all_rows_without_index_array_is_bit_identical(fmt, K):
+    # rows=None (the full-batch path, no index array) must sum exactly what the
+    # explicit index array 0..n-1 sums, in the same order and blocks.
+    X, y, W, b = _problem(BLOCK_ROWS * 2 + 13, 7, K, density=0.5)
+    Xk = sp.csr_matrix(X) if fmt == "csr" else X
+    full = _kernel(Xk, y, W, b, True, 0.6, "logistic")
+    indexed = _kernel(Xk, y, W, b, True, 0.6, "logistic", rows=np.arange(len(y)))
+    np.testing.assert_array_equal(full, indexed)
 
 
 @pytest.mark.parametrize("fmt", ["dense", "csr"])
