@@ -840,8 +840,20 @@ def auto_learning_rate(
         Huber hinge).
     n_steps : int
         Steps of the run, >= 1.
-    epsilon, delta, n_samples, n_features, n_outputs, neighboring, fit_intercept
-        As in :func:`auto_max_iter`.
+    epsilon : float
+        Target epsilon, > 0.
+    delta : float
+        Target delta, in (0, 1).
+    n_samples : int
+        Number of training rows (treated as public), >= 1.
+    n_features : int
+        Number of features, >= 1.
+    n_outputs : int, default=1
+        Rows of the coefficient matrix.
+    neighboring : {"add_remove", "replace"}, default="add_remove"
+        Neighbouring relation; "replace" doubles the sensitivity.
+    fit_intercept : bool, default=True
+        Whether the gradient has one more coordinate for the intercept.
 
     Returns
     -------
