@@ -48,6 +48,32 @@ def _affordable(filt, *records):
     return sum(filt.cost(r) for r in records) <= filt.remaining()
 
 
+def _grow_gradient_budget(
+    oracle, theta, alpha, grad, rho, increase, next_query, clip_norm=None
+):
+    """Raise a gradient's zCDP budget by ``1 + increase``, paying only the increase.
+
+    A fresh noisy gradient is drawn with the extra budget ``increase * rho`` and
+    averaged in with inverse-variance weights ``rho / rho_new`` and ``1 - rho /
+    rho_new`` (Lee & Kifer, KDD 2018, Algorithm 1; the budget increase of DP-BLGD in
+    Chen & Lee, Sec. V-B). Raises BudgetExhaustedError if the draw and
+    ``next_query`` (the selection that must follow) would not both fit.
+
+    Returns
+    -------
+    grad : ndarray of shape (n_outputs, n_features + 1)
+    rho_new : float
+    """
+    d = oracle.n_features
+    rho_new = (1.0 + increase) * rho
+    z_extra = _z_of_rho(rho_new - rho)
+    if not _affordable(oracle.privacy_filter, GaussianSteps(z_extra), next_query):
+        raise BudgetExhaustedError("no budget for a larger gradient budget")
+    extra = oracle.noisy_gradient(*_split(theta, d), z_extra, clip_norm=clip_norm)
+    extra = _add_l2(extra, theta, d, alpha)
+    return (rho * grad + (rho_new - rho) * extra) / rho_new, rho_new
+
+
 def dp_agd(oracle, schedule, context, *, max_updates, verbose=0):
     """DP-AGD: normalised noisy gradient steps of privately selected length.
 
@@ -99,15 +125,9 @@ def dp_agd(oracle, schedule, context, *, max_updates, verbose=0):
                 # Step 0 won: the direction is not trusted. Raise the gradient's
                 # budget by (1 + gamma), pay only for the increase with a fresh
                 # draw, and combine the two by inverse-variance weights.
-                rho_new = (1.0 + schedule.gamma) * rho_ng
-                z_extra = _z_of_rho(rho_new - rho_ng)
-                if not _affordable(filt, GaussianSteps(z_extra), selection):
-                    raise BudgetExhaustedError("no budget for a larger gradient budget")
-                extra = _add_l2(
-                    oracle.noisy_gradient(*_split(theta, d), z_extra), theta, d, alpha
+                grad, rho_ng = _grow_gradient_budget(
+                    oracle, theta, alpha, grad, rho_ng, schedule.gamma, selection
                 )
-                grad = (rho_ng * grad + (rho_new - rho_ng) * extra) / rho_new
-                rho_ng = rho_new
             if len(chosen) % schedule.refresh_every == 0:
                 eta_max = min(schedule.growth * max(recent), schedule.max_step)
                 etas = _lengths(eta_max, schedule.n_candidates)
@@ -217,16 +237,16 @@ def dp_blsgd(oracle, schedule, context, *, max_updates, verbose=0):
                     grad = 0.5 * (grad + second)
                 else:
                     # DP-BLGD: the budget increase of DP-AGD (Chen & Lee, Sec. V-B).
-                    rho_new = (1.0 + schedule.budget_increase) * rho_grad
-                    z_extra = _z_of_rho(rho_new - rho_grad)
-                    if not _affordable(filt, GaussianSteps(z_extra), search):
-                        raise BudgetExhaustedError("budget spent")
-                    extra = oracle.noisy_gradient(
-                        *_split(theta, d), z_extra, clip_norm=clip
+                    grad, rho_grad = _grow_gradient_budget(
+                        oracle,
+                        theta,
+                        alpha,
+                        grad,
+                        rho_grad,
+                        schedule.budget_increase,
+                        search,
+                        clip_norm=clip,
                     )
-                    extra = _add_l2(extra, theta, d, alpha)
-                    grad = (rho_grad * grad + (rho_new - rho_grad) * extra) / rho_new
-                    rho_grad = rho_new
                 search = SparseVectorSteps(eps_bt, schedule.noise, q)
                 if not _affordable(filt, search):
                     raise BudgetExhaustedError("budget spent")

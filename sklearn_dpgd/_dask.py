@@ -213,25 +213,24 @@ def _chunk_row_norms(X_chunk, fit_intercept):
     return row_norms(X_chunk, fit_intercept)
 
 
+def _chunk_sample(n, q, seed, all_rows):
+    """Rows of a chunk for one query: per-row Bernoulli(q) from this step's seed for
+    this chunk (the rows drawn stay on the worker), or ``all_rows`` when q = 1."""
+    if q < 1.0:
+        return np.flatnonzero(np.random.default_rng(seed).random(n) < q)
+    return all_rows
+
+
 def _chunk_clipped_sum(X_chunk, y_chunk, norms, W, b, kernel_args, q, seed):
     """Runs on the worker holding the chunk; returns only the clipped sum."""
-    n = X_chunk.shape[0]
-    if q < 1.0:
-        # Per-row Bernoulli(q) from this step's seed for this chunk; the rows drawn
-        # stay here.
-        rows = np.flatnonzero(np.random.default_rng(seed).random(n) < q)
-    else:
-        rows = None  # all rows of the chunk, in order
+    rows = _chunk_sample(X_chunk.shape[0], q, seed, None)
     return clipped_gradient_sum(X_chunk, y_chunk, W, b, norms, rows, *kernel_args)
 
 
 def _chunk_objective(X_chunk, y_chunk, W, b, D, db, etas, objective_args, q, seed):
     """Runs on the worker holding the chunk; returns only the objective sums."""
     n = X_chunk.shape[0]
-    if q < 1.0:
-        rows = np.flatnonzero(np.random.default_rng(seed).random(n) < q)
-    else:
-        rows = np.arange(n, dtype=np.int64)
+    rows = _chunk_sample(n, q, seed, np.arange(n, dtype=np.int64))
     return clipped_objective_along(
         X_chunk, y_chunk, W, b, D, db, etas, rows, *objective_args
     )

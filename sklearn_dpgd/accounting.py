@@ -387,13 +387,7 @@ class GaussianSteps:
 
     def __post_init__(self):
         _check_positive(self.noise_multiplier, "noise_multiplier", allow_inf=True)
-        q = _check_positive(self.sampling_rate, "sampling_rate")
-        if q > 1:
-            raise ValueError(f"sampling_rate must be in (0, 1], got {q!r}.")
-        if isinstance(self.count, bool) or not isinstance(self.count, Integral):
-            raise ValueError(f"count must be an integer >= 1, got {self.count!r}.")
-        if self.count < 1:
-            raise ValueError(f"count must be an integer >= 1, got {self.count!r}.")
+        _check_rate_and_count(self.sampling_rate, self.count)
 
 
 @dataclass(frozen=True)
