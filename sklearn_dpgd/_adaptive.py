@@ -74,7 +74,13 @@ def _grow_gradient_budget(
     return (rho * grad + (rho_new - rho) * extra) / rho_new, rho_new
 
 
-def dp_agd(oracle, schedule, context, *, max_updates, verbose=0):
+def _start(oracle, initial):
+    """The first iterate: zero, or a copy of the public ``initial`` point."""
+    shape = (oracle.n_outputs, oracle.n_features + 1)
+    return np.zeros(shape) if initial is None else np.array(initial, dtype=float)
+
+
+def dp_agd(oracle, schedule, context, *, max_updates, initial=None, verbose=0):
     """DP-AGD: normalised noisy gradient steps of privately selected length.
 
     Lee & Kifer, *Concentrated differentially private gradient descent with adaptive
@@ -96,7 +102,7 @@ def dp_agd(oracle, schedule, context, *, max_updates, verbose=0):
     rho_ng = 0.5 * (context.epsilon * schedule.gradient_fraction) ** 2
     eta_max = schedule.max_step
     etas = _lengths(eta_max, schedule.n_candidates)
-    theta = np.zeros((oracle.n_outputs, d + 1))
+    theta = _start(oracle, initial)
     chosen, recent = [], []
     selection = NoisyMaxSteps(eps_nmax)
     try:
@@ -150,7 +156,7 @@ def _angle(u, v):
     return math.acos(min(1.0, max(-1.0, float(np.vdot(u, v) / (nu * nv)))))
 
 
-def dp_blsgd(oracle, schedule, context, *, max_updates, verbose=0):
+def dp_blsgd(oracle, schedule, context, *, max_updates, initial=None, verbose=0):
     """DP-BLSGD / DP-BLGD: noisy gradients with a private Armijo line search.
 
     Chen & Lee, *Stochastic Adaptive Line Search for Differentially Private
@@ -174,7 +180,7 @@ def dp_blsgd(oracle, schedule, context, *, max_updates, verbose=0):
     rho_grad = 0.5 * eps_iter**2
     eta0 = schedule.resolved_initial_learning_rate(context)
     clip, c_obj = context.clip_norm, schedule.objective_clip
-    theta = np.zeros((oracle.n_outputs, d + 1))
+    theta = _start(oracle, initial)
     chosen, omega = [], []
     theta_bar = 0.5 * math.pi
     prev = None

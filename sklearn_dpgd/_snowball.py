@@ -197,7 +197,7 @@ def fit_snowball(estimator, X, y_index, n_outputs):
     fit_intercept = bool(estimator.fit_intercept)
     width = d + int(fit_intercept)
     n_params = n_outputs * width
-    clip_norm = float(estimator.clip_norm)
+    clip_norm = estimator.clip_norm_
     radius = float(estimator.radius)
     alpha = float(estimator.alpha)
     row_bound = clip_norm / _gradient_bound(estimator._loss, n_outputs)

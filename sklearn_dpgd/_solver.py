@@ -6,7 +6,16 @@ import numpy as np
 
 
 def noisy_gradient_descent(
-    oracle, *, noise_multipliers, learning_rates, alpha, momentum, average, verbose=0
+    oracle,
+    *,
+    noise_multipliers,
+    learning_rates,
+    alpha,
+    momentum,
+    average,
+    normalize_steps=False,
+    initial=None,
+    verbose=0,
 ):
     """Full-batch private gradient descent with heavy-ball momentum and averaging.
 
@@ -15,15 +24,25 @@ def noisy_gradient_descent(
     noiseless gradient of the L2 penalty ``alpha/2 ||w||^2`` is added (the intercept
     is not penalised), and the iterate moves by Polyak's heavy ball::
 
-        v_{t+1} = momentum * v_t - eta_t * (g~_t + alpha w_t)
+        v_{t+1} = momentum * v_t - eta_t * u_t,   u_t = g~_t + alpha w_t
         theta_{t+1} = theta_t + v_{t+1}
+
+    With ``normalize_steps`` the direction is ``u_t / ||u_t||_2`` (the Frobenius
+    norm over every output and the intercepts), so ``eta_t`` is the length of the
+    step in parameter space, whatever the size of the gradient: normalised gradient
+    descent (Hazan, Levy & Shalev-Shwartz, NeurIPS 2015, Alg. 1, NGD) under heavy
+    ball (Cutkosky & Mehta, ICML 2020, normalise the momentum instead; here the
+    private gradient is normalised and the momentum averages the directions). It
+    keeps moving where the gradient of the logistic loss fades long before the
+    optimum, and its step no longer depends on the units of ``clip_norm``.
 
     ``momentum = 0`` is plain private gradient descent; for ``momentum > 0`` this is
     the exponential moving average of Hong et al. (eq. 3, without its bias
     correction) with step size ``eta_t / (1 - momentum)``. The returned model is the
     mean of the last ``ceil(average * T)`` iterates (suffix averaging, Rakhlin,
     Shamir & Sridharan, ICML 2012), or the last iterate when ``average == 0``.
-    Momentum and averaging only post-process private outputs: they cost no privacy.
+    Momentum, normalisation and averaging only post-process the private gradients:
+    they cost no privacy.
 
     Parameters
     ----------
@@ -39,6 +58,11 @@ def noisy_gradient_descent(
         Heavy-ball coefficient in [0, 1).
     average : float
         Fraction of the last iterates averaged, in [0, 1].
+    normalize_steps : bool, default=False
+        Whether each step follows the normalised direction ``u_t / ||u_t||``.
+    initial : ndarray of shape (n_outputs, n_features + 1), default=None
+        Public starting point ``theta_0`` (intercepts in the last column); None
+        starts from zero.
     verbose : int
         If > 0, print one line per step with privatised quantities only.
 
@@ -53,14 +77,24 @@ def noisy_gradient_descent(
     n_steps = len(noise_multipliers)
     n_averaged = max(1, math.ceil(average * n_steps))
     # One row per output: coefficients, then the intercept in the last column.
-    theta = np.zeros((oracle.n_outputs, d + 1))
+    theta = (
+        np.zeros((oracle.n_outputs, d + 1))
+        if initial is None
+        else np.array(initial, dtype=float)
+    )
     velocity = np.zeros_like(theta)
     theta_sum = np.zeros_like(theta)
     for t, (z, eta) in enumerate(zip(noise_multipliers, learning_rates, strict=True)):
         grad = oracle.noisy_gradient(theta[:, :d], theta[:, d], z)
         grad[:, :d] += alpha * theta[:, :d]
+        if normalize_steps:
+            norm = np.linalg.norm(grad)
+            # The Gaussian noise makes a zero direction a null event; stay put then.
+            direction = grad / norm if norm > 0.0 else grad
+        else:
+            direction = grad
         velocity *= momentum
-        velocity -= eta * grad
+        velocity -= eta * direction
         theta += velocity
         if t >= n_steps - n_averaged:
             theta_sum += theta

@@ -68,17 +68,21 @@ def noisy_gradient_descent(
     h=0.5,
     fit_intercept=True,
     sensitivity=None,
+    normalize_steps=False,
+    initial=None,
 ):
     """The whole private GD loop given pre-drawn noise of shape (T, K, d + 1).
 
     ``noise[t]`` is step t's standard-normal draw times its noise multiplier z_t; it
     is scaled by the sensitivity here. Heavy ball, then the mean of the last
-    ceil(average * T) iterates. Returns (coef (K, d), intercept (K,)).
+    ceil(average * T) iterates; with ``normalize_steps`` each step follows
+    ``g / ||g||``; ``initial`` (K, d + 1) is the start (zero if None). Returns
+    (coef (K, d), intercept (K,)).
     """
     sensitivity = clip_norm if sensitivity is None else sensitivity
     d = X.shape[1]
     T = noise.shape[0]
-    theta = np.zeros((n_outputs, d + 1))
+    theta = np.zeros((n_outputs, d + 1)) if initial is None else initial.copy()
     velocity = np.zeros_like(theta)
     iterates = []
     for t in range(T):
@@ -90,6 +94,8 @@ def noisy_gradient_descent(
             step_noise[:, d] = 0.0
         g = (g + step_noise) / X.shape[0]
         g[:, :d] += alpha * theta[:, :d]
+        if normalize_steps:
+            g = g / np.sqrt(np.sum(g**2))
         velocity = momentum * velocity - learning_rate * g
         theta = theta + velocity
         iterates.append(theta)

@@ -135,6 +135,8 @@ def test_replace_one_doubles_the_noise():
         learning_rate=1.0,
         momentum=0.0,
         average=0.0,
+        normalize_steps=False,
+        clip_norm=1.0,
         random_state=0,
     )
     a = DPLogisticRegression(neighboring="add_remove", **kw).fit(X, y)
@@ -393,11 +395,85 @@ def test_fit_matches_numpy_reference_loop(
         fit_intercept=fit_intercept,
         loss=Estimator._loss,
         sensitivity=0.8 * (2 if neighboring == "replace" else 1),
+        # normalize_steps="auto": normalised steps for binary problems only.
+        normalize_steps=n_classes == 2,
     )
     np.testing.assert_allclose(clf.coef_, coef, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(
         clf.intercept_, intercept if fit_intercept else 0.0, rtol=1e-12, atol=1e-12
     )
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_fit_from_a_public_start_matches_the_reference(n_classes):
+    from . import _reference as ref
+
+    X, y = _data(n=700, d=6, n_classes=n_classes)
+    K = 1 if n_classes == 2 else n_classes
+    rng = np.random.default_rng(5)
+    coef0, intercept0 = rng.normal(size=(K, 6)), rng.normal(size=K)
+    clf = DPLogisticRegression(
+        epsilon=2.0, delta=1e-6, max_iter=15, learning_rate=0.3, random_state=3
+    ).fit(
+        X,
+        y,
+        # 1-D forms are accepted for binary problems
+        coef_init=coef0[0] if K == 1 else coef0,
+        intercept_init=intercept0[0] if K == 1 else intercept0,
+    )
+    noise = _noise_of_fit(3, clf.noise_multipliers_, K, 7)
+    coef, intercept = ref.noisy_gradient_descent(
+        X,
+        y,
+        noise,
+        n_outputs=K,
+        learning_rate=0.3,
+        alpha=0.0,
+        clip_norm=clf.clip_norm_,
+        momentum=0.9,
+        average=0.5,
+        normalize_steps=n_classes == 2,
+        initial=np.column_stack([coef0, intercept0]),
+    )
+    np.testing.assert_allclose(clf.coef_, coef, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(clf.intercept_, intercept, rtol=1e-12, atol=1e-12)
+    # The start matters: from zero the same noise gives another model.
+    zero = DPLogisticRegression(
+        epsilon=2.0, delta=1e-6, max_iter=15, learning_rate=0.3, random_state=3
+    ).fit(X, y)
+    assert not np.allclose(zero.coef_, clf.coef_)
+
+
+def test_public_start_for_adaptive_schedules():
+    X, y = _data(n=800, d=6)
+    good = DPLogisticRegression(epsilon=50.0, random_state=0).fit(X, y)
+    schedule = AdaptiveStepSchedule()
+    warm = DPLogisticRegression(epsilon=0.05, schedule=schedule, random_state=1).fit(
+        X, y, coef_init=good.coef_, intercept_init=good.intercept_
+    )
+    cold = DPLogisticRegression(epsilon=0.05, schedule=schedule, random_state=1).fit(
+        X, y
+    )
+    assert warm.epsilon_ <= 0.05 + 1e-12
+    assert not np.allclose(warm.coef_, cold.coef_)
+    assert warm.score(X, y) >= good.score(X, y) - 0.1
+
+
+@pytest.mark.parametrize(
+    "params, kwargs, match",
+    [
+        ({}, {"coef_init": np.zeros(5)}, "coef_init must have shape"),
+        ({}, {"coef_init": np.zeros((2, 6))}, "coef_init must have shape"),
+        ({}, {"intercept_init": np.zeros(2)}, "intercept_init must have shape"),
+        ({}, {"coef_init": np.full(6, np.nan)}, "must be finite"),
+        ({"fit_intercept": False}, {"intercept_init": 0.0}, "fit_intercept=True"),
+        ({"solver": "snowball"}, {"coef_init": np.zeros(6)}, "snowball"),
+    ],
+)
+def test_bad_public_start_raises(params, kwargs, match):
+    X, y = _data(n=300, d=6)
+    with pytest.raises(ValueError, match=match):
+        DPLogisticRegression(epsilon=1.0, **params).fit(X, y, **kwargs)
 
 
 def test_auto_max_iter_grows_with_budget_and_data():
@@ -418,20 +494,36 @@ def test_auto_max_iter_grows_with_budget_and_data():
 
 
 @pytest.mark.parametrize(
-    "Estimator, base", [(DPLogisticRegression, 2.0), (DPHuberSVM, 0.5)]
+    "Estimator, base, normalize_steps, clip_norm",
+    [
+        # Gradient steps: the loss's base step, divided by clip_norm.
+        (DPLogisticRegression, 2.0, False, 1.0),
+        (DPLogisticRegression, 2.0 / 0.25, False, 0.25),
+        (DPHuberSVM, 0.5, False, 1.0),
+        # Normalised steps (the default): a step length of base 0.5, any clip_norm.
+        (DPLogisticRegression, 0.5, "auto", "auto"),
+        (DPHuberSVM, 0.5, True, 2.0),
+    ],
 )
-def test_auto_learning_rate_keeps_the_noisy_radius(Estimator, base):
+def test_auto_learning_rate_keeps_the_noisy_radius(
+    Estimator, base, normalize_steps, clip_norm
+):
     import math
 
     from sklearn_dpgd.accounting import gdp_mu
     from sklearn_dpgd.schedules import auto_learning_rate, auto_max_iter
 
     n, d = 3000, 8
+    factor = (
+        Estimator._horizon_factor
+        if normalize_steps  # "auto" normalises binary problems such as this one
+        else Estimator._gradient_horizon_factor
+    )
     # The reference rule: base step over mu n / sqrt(d + 1) steps (within bounds).
     t_ref = round(gdp_mu(0.4, 1e-8) * n / math.sqrt(d + 1))
     assert 5 < t_ref < 1000
-    T = auto_max_iter(0.4, 1e-8, n, d, horizon_factor=Estimator._horizon_factor)
-    assert abs(T - Estimator._horizon_factor * t_ref) <= 2
+    T = auto_max_iter(0.4, 1e-8, n, d, horizon_factor=factor)
+    assert abs(T - factor * t_ref) <= 2
     lr = auto_learning_rate(base, T, 0.4, 1e-8, n, d)
     assert lr * T == pytest.approx(base * t_ref, rel=2e-3)
     # Never a larger step than the base, for short runs either.
@@ -443,15 +535,111 @@ def test_auto_learning_rate_keeps_the_noisy_radius(Estimator, base):
     assert big == 1000
     assert auto_learning_rate(base, big, 50.0, 1e-8, n, d) == pytest.approx(base)
     X, y = _data(n=n, d=d)
-    clf = Estimator(epsilon=0.4, random_state=0).fit(X, y)
+    params = dict(epsilon=0.4, normalize_steps=normalize_steps, clip_norm=clip_norm)
+    clf = Estimator(random_state=0, **params).fit(X, y)
     np.testing.assert_allclose(clf.learning_rates_, lr)
     assert clf.n_iter_ == T
-    fixed = Estimator(epsilon=0.4, learning_rate=0.3, random_state=0).fit(X, y)
+    fixed = Estimator(learning_rate=0.3, random_state=0, **params).fit(X, y)
     np.testing.assert_array_equal(fixed.learning_rates_, 0.3)
     with pytest.raises(ValueError, match="base_learning_rate"):
         auto_learning_rate(0.0, 10, 0.4, 1e-8, n, d)
     with pytest.raises(ValueError, match="n_steps"):
         auto_learning_rate(1.0, 0, 0.4, 1e-8, n, d)
+
+
+class _ConstantOracle:
+    """A stand-in oracle whose noisy gradient is always ``direction``."""
+
+    n_outputs = 1
+
+    def __init__(self, direction):
+        self.direction = np.asarray(direction, dtype=float)
+        self.n_features = self.direction.shape[1] - 1
+
+    def noisy_gradient(self, W, b, z):
+        return self.direction.copy()
+
+
+@pytest.mark.parametrize("momentum", [0.0, 0.5])
+def test_normalized_steps_have_the_learning_rate_as_length(momentum):
+    from sklearn_dpgd._solver import noisy_gradient_descent
+
+    direction = np.array([[3.0, 0.0, 4.0]])  # norm 5; the intercept is last
+    common = dict(
+        noise_multipliers=np.ones(3),
+        learning_rates=np.array([0.1, 0.2, 0.4]),
+        alpha=0.0,
+        momentum=momentum,
+        average=0.0,
+    )
+    coef, intercept, _ = noisy_gradient_descent(
+        _ConstantOracle(direction), normalize_steps=True, **common
+    )
+    theta = np.concatenate([coef[0], intercept])
+    # Heavy ball along a constant unit direction: v_t = m v_{t-1} - eta_t u.
+    v, path = 0.0, 0.0
+    for eta in common["learning_rates"]:
+        v = momentum * v + eta
+        path += v
+    np.testing.assert_allclose(theta, -path * direction[0] / 5.0)
+    plain, plain_b, _ = noisy_gradient_descent(
+        _ConstantOracle(direction), normalize_steps=False, **common
+    )
+    # Without normalisation the same run moves five times as far.
+    np.testing.assert_allclose(np.concatenate([plain[0], plain_b]), 5.0 * theta)
+
+
+@pytest.mark.parametrize("Estimator", [DPLogisticRegression, DPHuberSVM])
+def test_auto_clip_norm_rule(Estimator):
+    X, y = _data(n=400, d=6)
+    assert Estimator(epsilon=2.0).fit(X, y).clip_norm_ == 0.5
+    assert Estimator(epsilon=2.0, clip_norm=0.7).fit(X, y).clip_norm_ == 0.7
+    # Gradient steps (the multiclass default) keep the former threshold.
+    X3, y3 = _data(n=600, d=6, n_classes=3)
+    assert Estimator(epsilon=2.0).fit(X3, y3).clip_norm_ == 1.0
+    plain = Estimator(epsilon=2.0, normalize_steps=False).fit(X, y)
+    assert plain.clip_norm_ == 1.0
+    # The strategies designed and measured with clip_norm = 1 keep it.
+    adaptive = Estimator(epsilon=2.0, schedule=AdaptiveStepSchedule()).fit(X, y)
+    assert adaptive.clip_norm_ == 1.0
+    snowball = Estimator(epsilon=2.0, solver="snowball").fit(X, y)
+    assert snowball.clip_norm_ == 1.0
+
+
+def test_schedule_with_its_own_steps_takes_gradient_steps(monkeypatch):
+    import sklearn_dpgd.linear_model as lm
+    from sklearn_dpgd import PURSchedule
+
+    seen = []
+    original = lm.noisy_gradient_descent
+
+    def spy(oracle, **kwargs):
+        seen.append(kwargs["normalize_steps"])
+        return original(oracle, **kwargs)
+
+    monkeypatch.setattr(lm, "noisy_gradient_descent", spy)
+    X, y = _data(n=400, d=6)
+    X3, y3 = _data(n=600, d=6, n_classes=3)
+    DPLogisticRegression(epsilon=2.0, max_iter=20).fit(X, y)
+    DPLogisticRegression(epsilon=2.0, max_iter=20).fit(X3, y3)
+    DPLogisticRegression(epsilon=2.0, max_iter=20, normalize_steps=True).fit(X3, y3)
+    DPLogisticRegression(epsilon=2.0, max_iter=20, normalize_steps=False).fit(X, y)
+    DPLogisticRegression(
+        epsilon=2.0, alpha=0.1, schedule=PURSchedule(kind="convex")
+    ).fit(X, y)
+    # "auto" normalises binary problems only; PUR prescribes its own steps.
+    assert seen == [True, False, True, False, False]
+
+
+def test_predict_proba_keeps_tiny_probabilities():
+    X, y = _data(n=400, d=6)
+    clf = DPLogisticRegression(epsilon=2.0, random_state=0).fit(X, y)
+    # Margins up to 300: 1 - expit(m) rounds to 0 there, expit(-m) does not.
+    scale = 300.0 / np.abs(clf.decision_function(X)).max()
+    clf.coef_, clf.intercept_ = clf.coef_ * scale, clf.intercept_ * scale
+    proba = clf.predict_proba(X)
+    assert proba.min() > 0.0
+    np.testing.assert_allclose(np.exp(clf.predict_log_proba(X)), proba, rtol=1e-12)
 
 
 ESTIMATORS = [DPLogisticRegression, DPHuberSVM]

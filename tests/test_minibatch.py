@@ -81,6 +81,8 @@ def test_minibatch_step_matches_reference_on_the_sampled_rows():
         learning_rate=1.0,
         momentum=0.0,
         average=0.0,
+        normalize_steps=False,
+        clip_norm=1.0,
         random_state=7,
     ).fit(X, y)
     seed = check_random_state(7).randint(0, 2**32, size=4, dtype=np.uint64)
