@@ -40,6 +40,7 @@ from sklearn.preprocessing import MinMaxScaler, Normalizer
 
 from sklearn_dpgd import DPHuberSVM, DPLogisticRegression
 from sklearn_dpgd.datasets import load_benchmark_split, paper_preprocessor
+from sklearn_dpgd.schedules import auto_learning_rate, auto_max_iter
 
 EPSILONS = (0.05, 0.1, 0.2, 0.4, 0.8, 1.6)
 OTHERS = {
@@ -155,15 +156,29 @@ def benchmark_tables(data_home, seeds):
         )
 
 
+def _auto_step(eps, n, d):
+    """The default step length (normalised steps, learning_rate="auto")."""
+    T = auto_max_iter(eps, 1e-8, n, d)
+    return auto_learning_rate(0.5, T, eps, 1e-8, n, d)
+
+
+# name -> parameters as a function of (epsilon, n, d), all public.
 ABLATION = {
-    "defaults (normalised steps, clip_norm=0.5)": {},
-    "normalised steps, clip_norm=1": dict(clip_norm=1.0),
-    "gradient steps, clip_norm=1 (former defaults)": dict(
+    'defaults (normalised steps, clip_norm="auto")': lambda e, n, d: {},
+    "normalised steps, clip_norm=0.5": lambda e, n, d: dict(clip_norm=0.5),
+    "normalised steps, clip_norm=1": lambda e, n, d: dict(clip_norm=1.0),
+    "gradient steps, clip_norm=1 (former defaults)": lambda e, n, d: dict(
         normalize_steps=False, clip_norm=1.0
     ),
-    "gradient steps, clip_norm=0.5": dict(normalize_steps=False),
-    "defaults without momentum": dict(momentum=0.0),
-    "defaults without averaging": dict(average=0.0),
+    "gradient steps, clip_norm=0.5": lambda e, n, d: dict(
+        normalize_steps=False, clip_norm=0.5
+    ),
+    # Heavy ball with momentum m moves lr / (1 - m) per step in steady state:
+    # without momentum, the same effective step is ten times the default's.
+    "defaults without momentum (same effective step)": lambda e, n, d: dict(
+        momentum=0.0, learning_rate=10 * _auto_step(e, n, d)
+    ),
+    "defaults without averaging": lambda e, n, d: dict(average=0.0),
 }
 
 
@@ -185,9 +200,11 @@ def ablation(data_home, seeds):
         )
         print("| DPLogisticRegression | " + " | ".join(f"eps={e:g}" for e in EPSILONS))
         print("|---|" + "---|" * len(EPSILONS))
-        for name, params in ABLATION.items():
+        n, d = X_fit.shape
+        for name, make_params in ABLATION.items():
             cells = []
             for eps in EPSILONS:
+                params = make_params(eps, n, d)
                 fits = [
                     DPLogisticRegression(
                         epsilon=eps,

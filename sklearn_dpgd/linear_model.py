@@ -36,6 +36,7 @@ from .schedules import (
     NoiseSchedule,
     ScheduleContext,
     UniformSchedule,
+    auto_clip_norm,
     auto_learning_rate,
     auto_max_iter,
 )
@@ -150,15 +151,25 @@ class _BaseDPLinearClassifier(ClassifierMixin, BaseEstimator):
         # rule (see the user guide, "How the defaults were chosen").
         return n_outputs == 1
 
-    def _resolve_clip_norm(self, normalize_steps):
+    def _resolve_clip_norm(self, normalize_steps, n_samples, n_features, n_outputs):
         """The clipping threshold: the parameter, or the rule of ``"auto"``."""
         if self.clip_norm != "auto":
             return float(self.clip_norm)
-        # 0.5 was chosen with normalised steps on the holdouts above; gradient
+        # The rule was chosen with normalised steps on the holdouts above; gradient
         # steps, Snowball-SGD and the adaptive strategies keep the threshold they
         # were designed and measured with.
         adaptive = isinstance(self.schedule, AdaptiveSchedule)
-        return 0.5 if normalize_steps and self.solver == "gd" and not adaptive else 1.0
+        if not normalize_steps or self.solver != "gd" or adaptive:
+            return 1.0
+        return auto_clip_norm(
+            self.epsilon,
+            self.delta,
+            n_samples,
+            n_features,
+            n_outputs=n_outputs,
+            neighboring=self.neighboring,
+            fit_intercept=self.fit_intercept,
+        )
 
     def _encode_labels(self, y):
         """Set ``classes_``; return labels as int64 class indices."""
@@ -287,7 +298,9 @@ class _BaseDPLinearClassifier(ClassifierMixin, BaseEstimator):
         n_samples, n_features = X.shape
         n_outputs = 1 if self.classes_.shape[0] == 2 else self.classes_.shape[0]
         self._normalize_steps = self._resolve_normalize_steps(n_outputs)
-        self.clip_norm_ = self._resolve_clip_norm(self._normalize_steps)
+        self.clip_norm_ = self._resolve_clip_norm(
+            self._normalize_steps, n_samples, n_features, n_outputs
+        )
         initial = self._initial_point(coef_init, intercept_init, n_outputs, n_features)
         if self.delta >= 1.0 / n_samples:
             warnings.warn(
@@ -678,13 +691,16 @@ _PARAMS_OPTIMISER = """\
         Per-example gradient clipping threshold ``C``: the Frobenius norm over all
         ``n_outputs * (n_features + 1)`` gradient coordinates. Both losses are
         1-Lipschitz in the margin, so with rows scaled to unit norm the binary
-        gradient has norm at most ``sqrt(2)`` (``2`` for softmax). "auto": 0.5 with
-        normalised steps (chosen on the holdouts above: most per-example gradients
-        then count alike, +0.2 to +0.7 points at epsilon <= 0.2), 1.0 otherwise
-        (gradient steps, adaptive schedules, ``solver="snowball"``). The resolved
-        value is ``clip_norm_``. Clipping at 0.5 biases the fitted probabilities
-        (Adult holdout log-loss 0.409 instead of 0.381 at epsilon = 0.2): pass 1.0
-        when calibrated ``predict_proba`` matters more than accuracy.
+        gradient has norm at most ``sqrt(2)`` (``2`` for softmax). "auto", with
+        normalised steps: :func:`~sklearn_dpgd.schedules.auto_clip_norm`, 0.5 at
+        small budgets (most per-example gradients then count alike: +0.2 to +0.4
+        points on the holdouts above) rising to 1.0 at large ones (where clipping's
+        bias costs more than its noise saves, and miscalibrates
+        ``predict_proba``); otherwise 1.0 (gradient steps, adaptive schedules,
+        ``solver="snowball"``). The resolved value is ``clip_norm_``. Below 1.0
+        the fitted probabilities are biased (Adult holdout log-loss 0.412 at
+        epsilon = 0.2 against 0.385 with 1.0): pass 1.0 when calibrated
+        ``predict_proba`` matters more than accuracy.
     alpha : float, default=0.0
         L2 penalty ``alpha/2 ||coef||^2`` (intercepts are not penalised). Public,
         so its gradient is added without noise.
@@ -844,9 +860,9 @@ class DPLogisticRegression(_BaseDPLinearClassifier):
     Notes
     -----
     The defaults (uniform schedule, automatic horizon and step size,
-    ``momentum=0.9``, ``average=0.5``, normalised steps and ``clip_norm=0.5`` for
-    binary problems) were chosen on holdouts of Adult's and Bank's *training*
-    splits, never their test splits, with the protocol of
+    ``momentum=0.9``, ``average=0.5``, normalised steps and the automatic
+    ``clip_norm`` for binary problems) were chosen on holdouts of Adult's and
+    Bank's *training* splits, never their test splits, with the protocol of
     ``benchmarks/bench_adult.py`` (one-hot + min-max + unit-norm rows, delta = 1e-8;
     ``benchmarks/bench_accuracy.py --ablation`` prints the evidence); the README
     gives the resulting test accuracies.

@@ -445,18 +445,20 @@ def test_fit_from_a_public_start_matches_the_reference(n_classes):
 
 
 def test_public_start_for_adaptive_schedules():
+    # DP-AGD moves by at most max_step per update along a unit direction, so one
+    # update from a far public start stays within max_step of it.
     X, y = _data(n=800, d=6)
-    good = DPLogisticRegression(epsilon=50.0, random_state=0).fit(X, y)
     schedule = AdaptiveStepSchedule()
-    warm = DPLogisticRegression(epsilon=0.05, schedule=schedule, random_state=1).fit(
-        X, y, coef_init=good.coef_, intercept_init=good.intercept_
+    coef0, intercept0 = np.full((1, 6), 5.0), np.array([-5.0])
+    warm = DPLogisticRegression(
+        epsilon=0.5, schedule=schedule, max_iter=1, random_state=1
+    ).fit(X, y, coef_init=coef0, intercept_init=intercept0)
+    assert warm.n_iter_ == 1
+    moved = np.hypot(
+        np.linalg.norm(warm.coef_ - coef0), np.linalg.norm(warm.intercept_ - intercept0)
     )
-    cold = DPLogisticRegression(epsilon=0.05, schedule=schedule, random_state=1).fit(
-        X, y
-    )
-    assert warm.epsilon_ <= 0.05 + 1e-12
-    assert not np.allclose(warm.coef_, cold.coef_)
-    assert warm.score(X, y) >= good.score(X, y) - 0.1
+    assert moved <= schedule.max_step + 1e-12
+    assert warm.epsilon_ <= 0.5 + 1e-12
 
 
 @pytest.mark.parametrize(
@@ -591,8 +593,26 @@ def test_normalized_steps_have_the_learning_rate_as_length(momentum):
 
 @pytest.mark.parametrize("Estimator", [DPLogisticRegression, DPHuberSVM])
 def test_auto_clip_norm_rule(Estimator):
+    import math
+
+    from sklearn_dpgd.accounting import gdp_mu
+    from sklearn_dpgd.schedules import auto_clip_norm
+
+    # t / 400 clipped to [0.5, 1], t = mu n / (s sqrt(d')).
+    for n in (100, 2000, 4000, 5000, 10**6):
+        for neighboring, s in (("add_remove", 1), ("replace", 2)):
+            t = gdp_mu(0.5, 1e-8) * n / (s * math.sqrt(7))
+            want = min(1.0, max(0.5, t / 400))
+            got = auto_clip_norm(0.5, 1e-8, n, 6, neighboring=neighboring)
+            assert got == pytest.approx(want, rel=1e-12)
+    assert auto_clip_norm(0.01, 1e-8, 1000, 6) == 0.5
+    assert auto_clip_norm(10.0, 1e-8, 10**6, 6) == 1.0
+    with pytest.raises(ValueError, match="n_samples"):
+        auto_clip_norm(1.0, 1e-8, 0, 6)
     X, y = _data(n=400, d=6)
     assert Estimator(epsilon=2.0).fit(X, y).clip_norm_ == 0.5
+    big = Estimator(epsilon=2.0, max_iter=5).fit(np.tile(X, (20, 1)), np.tile(y, 20))
+    assert big.clip_norm_ == auto_clip_norm(2.0, 1e-8, 8000, 6) == 1.0
     assert Estimator(epsilon=2.0, clip_norm=0.7).fit(X, y).clip_norm_ == 0.7
     # Gradient steps (the multiclass default) keep the former threshold.
     X3, y3 = _data(n=600, d=6, n_classes=3)

@@ -6,8 +6,11 @@ Each per-example gradient is clipped to L2 norm ``clip_norm`` (``C``) and the
 Gaussian noise has std ``z_t * C``: the noise grows with ``C`` while the signal is
 capped by it. With rows scaled to unit norm, a binary logistic gradient has norm at
 most ``sqrt(2)``, so ``C`` around 1 clips only the large gradients. A much smaller
-``C`` clips nearly every gradient (the step shrinks, like a smaller learning rate);
-a much larger one clips nothing and only adds noise.
+``C`` clips nearly every gradient: they all count alike and only their directions
+survive (with the default normalised steps the step length does not change); a
+much larger one clips nothing and only adds noise. The default for binary
+problems, ``clip_norm="auto"``, is 0.5 at budgets this small for data this size
+(:func:`~sklearn_dpgd.schedules.auto_clip_norm`) and grows to 1.0 at large ones.
 
 We sweep ``clip_norm`` at a few budgets on scikit-learn's breast-cancer data, and
 show the fraction of per-example gradients that the clipping changes at the
@@ -69,7 +72,7 @@ clipped = [(norms > c).mean() for c in clip_norms]
 fig, axes = plt.subplots(1, 2, figsize=(10, 4))
 for eps, accs in curves.items():
     axes[0].plot(clip_norms, accs, marker="o", label=f"epsilon = {eps:g}")
-axes[0].axvline(1.0, color="grey", linestyle=":", label="default clip_norm=1")
+axes[0].axvline(0.5, color="grey", linestyle=":", label='"auto" here: 0.5')
 axes[0].set_xscale("log")
 axes[0].set_xlabel("clip_norm")
 axes[0].set_ylabel("test accuracy (mean of 2 seeds)")
