@@ -12,6 +12,7 @@ import math
 
 import numpy as np
 
+from ._solver import initial_iterate
 from .accounting import GaussianSteps, NoisyMaxSteps, SparseVectorSteps
 from .exceptions import BudgetExhaustedError
 
@@ -74,12 +75,6 @@ def _grow_gradient_budget(
     return (rho * grad + (rho_new - rho) * extra) / rho_new, rho_new
 
 
-def _start(oracle, initial):
-    """The first iterate: zero, or a copy of the public ``initial`` point."""
-    shape = (oracle.n_outputs, oracle.n_features + 1)
-    return np.zeros(shape) if initial is None else np.array(initial, dtype=float)
-
-
 def dp_agd(oracle, schedule, context, *, max_updates, initial=None, verbose=0):
     """DP-AGD: normalised noisy gradient steps of privately selected length.
 
@@ -102,7 +97,7 @@ def dp_agd(oracle, schedule, context, *, max_updates, initial=None, verbose=0):
     rho_ng = 0.5 * (context.epsilon * schedule.gradient_fraction) ** 2
     eta_max = schedule.max_step
     etas = _lengths(eta_max, schedule.n_candidates)
-    theta = _start(oracle, initial)
+    theta = initial_iterate(oracle.n_outputs, d, initial)
     chosen, recent = [], []
     selection = NoisyMaxSteps(eps_nmax)
     try:
@@ -180,7 +175,7 @@ def dp_blsgd(oracle, schedule, context, *, max_updates, initial=None, verbose=0)
     rho_grad = 0.5 * eps_iter**2
     eta0 = schedule.resolved_initial_learning_rate(context)
     clip, c_obj = context.clip_norm, schedule.objective_clip
-    theta = _start(oracle, initial)
+    theta = initial_iterate(oracle.n_outputs, d, initial)
     chosen, omega = [], []
     theta_bar = 0.5 * math.pi
     prev = None

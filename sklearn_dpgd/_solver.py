@@ -5,6 +5,14 @@ import math
 import numpy as np
 
 
+def initial_iterate(n_outputs, n_features, initial):
+    """The first iterate, shape (n_outputs, n_features + 1): zero or a copy of the
+    public ``initial`` point (intercepts in the last column)."""
+    if initial is None:
+        return np.zeros((n_outputs, n_features + 1))
+    return np.array(initial, dtype=float)
+
+
 def noisy_gradient_descent(
     oracle,
     *,
@@ -77,11 +85,7 @@ def noisy_gradient_descent(
     n_steps = len(noise_multipliers)
     n_averaged = max(1, math.ceil(average * n_steps))
     # One row per output: coefficients, then the intercept in the last column.
-    theta = (
-        np.zeros((oracle.n_outputs, d + 1))
-        if initial is None
-        else np.array(initial, dtype=float)
-    )
+    theta = initial_iterate(oracle.n_outputs, d, initial)
     velocity = np.zeros_like(theta)
     theta_sum = np.zeros_like(theta)
     for t, (z, eta) in enumerate(zip(noise_multipliers, learning_rates, strict=True)):

@@ -250,7 +250,7 @@ class _BaseDPLinearClassifier(ClassifierMixin, BaseEstimator):
             fit, composed with this one in a
             :class:`~sklearn_dpgd.accounting.PrivacyLedger`): the guarantee of
             this fit covers only what it reads. On Adult's training holdout a start
-            fitted on 2% of the rows held out as public gained 1.1 points at
+            fitted on 2% of the rows held out as public gained 1.2 points at
             epsilon = 0.05 and up to 0.1 above (``bench_accuracy.py
             --ablation``). Not supported by ``solver="snowball"``.
         intercept_init : array-like of shape (1,) or (n_classes,), default=None
