@@ -297,9 +297,9 @@ class _BaseDPLinearClassifier(ClassifierMixin, BaseEstimator):
             X, y_index = self._validate_fit_data(X, y)
         n_samples, n_features = X.shape
         n_outputs = 1 if self.classes_.shape[0] == 2 else self.classes_.shape[0]
-        self._normalize_steps = self._resolve_normalize_steps(n_outputs)
+        normalized = self._resolve_normalize_steps(n_outputs)
         self.clip_norm_ = self._resolve_clip_norm(
-            self._normalize_steps, n_samples, n_features, n_outputs
+            normalized, n_samples, n_features, n_outputs
         )
         initial = self._initial_point(coef_init, intercept_init, n_outputs, n_features)
         if self.delta >= 1.0 / n_samples:
@@ -389,7 +389,7 @@ class _BaseDPLinearClassifier(ClassifierMixin, BaseEstimator):
                 neighboring=self.neighboring,
                 fit_intercept=self.fit_intercept,
                 horizon_factor=self._horizon_factor
-                if self._normalize_steps
+                if normalized
                 else self._gradient_horizon_factor,
             )
         else:
@@ -404,9 +404,11 @@ class _BaseDPLinearClassifier(ClassifierMixin, BaseEstimator):
             )
         # Normalised steps need step lengths; a schedule that prescribes its own
         # step sizes (PURSchedule) gets the plain gradient steps of its theory.
-        normalize_steps = self._normalize_steps and learning_rates is None
+        normalize_steps = normalized and learning_rates is None
         if learning_rates is None:
-            learning_rates = np.full(n_run, self._learning_rate(n_run, context))
+            learning_rates = np.full(
+                n_run, self._learning_rate(n_run, context, normalize_steps)
+            )
         learning_rates = np.asarray(learning_rates, dtype=float)
         if learning_rates.shape != (n_run,) or not np.all(learning_rates > 0):
             raise ValueError(
@@ -467,7 +469,7 @@ class _BaseDPLinearClassifier(ClassifierMixin, BaseEstimator):
             self.epsilon_ = gdp_epsilon(self.mu_, self.delta_)
         return self
 
-    def _learning_rate(self, n_steps, context):
+    def _learning_rate(self, n_steps, context, normalize_steps):
         """The step size: the parameter, or the noisy-radius rule for "auto".
 
         Normalised steps get a step *length* of base 0.5 (parameter units); plain
@@ -476,7 +478,7 @@ class _BaseDPLinearClassifier(ClassifierMixin, BaseEstimator):
         """
         if self.learning_rate != "auto":
             return float(self.learning_rate)
-        if self._normalize_steps:
+        if normalize_steps:
             base, scale = _NORMALIZED_STEP_LENGTH, 1.0
         else:
             base, scale = self._base_learning_rate, 1.0 / self.clip_norm_
