@@ -77,10 +77,12 @@ class _BaseDPLinearClassifier(ClassifierMixin, BaseEstimator):
         "alpha": [Interval(Real, 0, None, closed="left")],
         "fit_intercept": ["boolean"],
         "neighboring": [StrOptions({"add_remove", "replace"})],
+        "public_n_samples": [Interval(Integral, 2, None, closed="left"), None],
         "classes": ["array-like", None],
         "solver": [StrOptions({"gd", "snowball"})],
         "radius": [Interval(Real, 0, None, closed="neither")],
         "random_state": ["random_state"],
+        "secure_mode": ["boolean"],
         "verbose": ["verbose"],
     }
 
@@ -713,6 +715,17 @@ _PARAMS_OPTIMISER = """\
         Neighbouring relation of the guarantee. The clipped-gradient sum has
         sensitivity ``Delta = clip_norm`` under add/remove-one and
         ``2 * clip_norm`` under replace-one.
+    public_n_samples : int or None, default=None
+        A number of rows declared public (>= 2), used instead of the private
+        ``n_samples`` by every rule that needs a size: the horizon, step size and
+        clipping threshold of "auto", the sampling rate ``batch_size / m``, the
+        divisor of the gradient sum, the Snowball-SGD plan. It need not equal the
+        number of rows and is never compared with it (that comparison would itself
+        read ``n``). None: under ``neighboring="add_remove"`` the size is
+        estimated privately, by a Gaussian count charged to this fit's budget (1%
+        of ``mu**2``; the training keeps 99.5% of its ``mu``); under
+        ``"replace"`` the exact ``n_samples`` is public and used. The value used
+        is ``public_n_samples_``.
     classes : array-like of shape (n_classes,), default=None
         The public label set. If None, it is read from ``y`` and a
         :class:`~sklearn_dpgd.exceptions.PrivacyLeakWarning` is raised: which labels
@@ -744,7 +757,16 @@ _PARAMS_OPTIMISER = """\
         Adult's *training* split (among 1, 3, 10, 30), never its test split.
     random_state : int, RandomState instance or None, default=None
         Seeds the noise (and the order of the rows for ``solver="snowball"``).
-        Pass an int for reproducible fits.
+        None draws 128 bits of fresh operating-system entropy for every fit (never
+        NumPy's global state). An int or a ``RandomState`` makes the noise
+        reproducible and therefore subtractable by anyone who knows the seed, and
+        fits that share it share their noise: it is for debugging and tests only
+        and raises a :class:`~sklearn_dpgd.exceptions.PrivacyLeakWarning`.
+    secure_mode : bool, default=False
+        Draw every noise value from the operating system's cryptographically
+        secure generator with samplers that resist the floating-point attacks of
+        Mironov (CCS 2012); ``random_state`` is then ignored. Same guarantee and
+        accounting (see the privacy page, "secure_mode"); slower noise draws.
     verbose : int, default=0
         If > 0, print the noise multiplier and the norm of the noisy gradient at each
         step (privatised values only)."""
@@ -761,6 +783,10 @@ _ATTRIBUTES = """\
         Class labels; for binary problems ``classes_[1]`` is the positive class.
     n_iter_ : int
         Number of parameter updates (private steps) taken.
+    public_n_samples_ : int
+        The public size every size-dependent rule used: ``public_n_samples``,
+        ``n_samples`` under ``neighboring="replace"``, or the private (noisy,
+        charged) estimate of ``n_samples``.
     clip_norm_ : float
         The clipping threshold used (``clip_norm`` with "auto" resolved).
     learning_rates_ : ndarray of shape (`n_iter_`,)
@@ -911,10 +937,12 @@ class DPLogisticRegression(_BaseDPLinearClassifier):
         alpha=0.0,
         fit_intercept=True,
         neighboring="add_remove",
+        public_n_samples=None,
         classes=None,
         solver="gd",
         radius=10.0,
         random_state=None,
+        secure_mode=False,
         verbose=0,
     ):
         self.epsilon = epsilon
@@ -931,10 +959,12 @@ class DPLogisticRegression(_BaseDPLinearClassifier):
         self.alpha = alpha
         self.fit_intercept = fit_intercept
         self.neighboring = neighboring
+        self.public_n_samples = public_n_samples
         self.classes = classes
         self.solver = solver
         self.radius = radius
         self.random_state = random_state
+        self.secure_mode = secure_mode
         self.verbose = verbose
 
     def predict_proba(self, X):
@@ -1079,10 +1109,12 @@ class DPHuberSVM(_BaseDPLinearClassifier):
         alpha=0.0,
         fit_intercept=True,
         neighboring="add_remove",
+        public_n_samples=None,
         classes=None,
         solver="gd",
         radius=10.0,
         random_state=None,
+        secure_mode=False,
         verbose=0,
     ):
         self.epsilon = epsilon
@@ -1100,10 +1132,12 @@ class DPHuberSVM(_BaseDPLinearClassifier):
         self.alpha = alpha
         self.fit_intercept = fit_intercept
         self.neighboring = neighboring
+        self.public_n_samples = public_n_samples
         self.classes = classes
         self.solver = solver
         self.radius = radius
         self.random_state = random_state
+        self.secure_mode = secure_mode
         self.verbose = verbose
 
     def _huber_width(self):
