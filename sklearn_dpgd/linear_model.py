@@ -333,7 +333,10 @@ class _BaseDPLinearClassifier(ClassifierMixin, BaseEstimator):
             ledger_charge = _charge_active_ledgers(
                 self, guarantee, neighboring=self.neighboring
             )
-            fit_snowball(self, X, y_index, n_outputs)
+            from ._randomness import draw_seed
+
+            seed = draw_seed(self.random_state, owner=type(self).__name__)
+            fit_snowball(self, X, y_index, n_outputs, seed=seed)
             ledger_charge.settle(guarantee)
             return self
 
