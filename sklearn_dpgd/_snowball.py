@@ -313,7 +313,7 @@ def fit_snowball(estimator, X, y_index, n_outputs, *, seed):
     row_bound = clip_norm / _gradient_bound(estimator._loss, n_outputs)
     margin_smoothness, _ = estimator._loss_constants(n_outputs)
     beta = margin_smoothness * row_bound**2 + alpha
-    secure = bool(getattr(estimator, "secure_mode", False))
+    secure = bool(estimator.secure_mode)
     count_seed, order_seed, noise_seed = spawn_seeds(seed, 3)
     privacy_filter = AmplifiedIterationFilter(estimator.epsilon, estimator.delta)
 

@@ -343,3 +343,33 @@ def test_amplified_iteration_filter_composes_a_count_before_the_plan():
         AmplifiedIterationFilter(epsilon=1e-3, delta=1e-6).charge_before(count)
     with pytest.raises(ValueError, match="full-batch"):
         AmplifiedIterationFilter(1.0, 1e-6).charge_before(GaussianSteps(1.0, 0.5))
+
+
+@pytest.mark.parametrize("public_n_samples", [None, 2000])
+def test_snowball_draws_every_random_value_through_make_generator(
+    monkeypatch, public_n_samples
+):
+    # secure_mode reaches every generator of the fit (count, order, noise), each
+    # seeded by a child of the fit's SeedSequence; nothing else draws randomness.
+    from sklearn_dpgd import _snowball
+
+    calls = []
+
+    def recording(seed, secure_mode=False):
+        calls.append((seed, secure_mode))
+        return np.random.default_rng(seed)
+
+    monkeypatch.setattr(_snowball, "make_generator", recording)
+    X, y = _data(n=2000)
+    clf = DPLogisticRegression(
+        solver="snowball",
+        epsilon=1.0,
+        public_n_samples=public_n_samples,
+        secure_mode=True,
+    )
+    clf.fit(X, y)
+    assert len(calls) == (3 if public_n_samples is None else 2)
+    assert all(secure for _, secure in calls)
+    seeds = [seed for seed, _ in calls]
+    assert all(isinstance(s, np.random.SeedSequence) for s in seeds)
+    assert len({s.spawn_key for s in seeds}) == len(seeds)
