@@ -24,10 +24,14 @@ pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
 
 _SCRIPT = textwrap.dedent(
     """
-    import contextvars, json, os, sys, warnings
+    import contextvars, json, multiprocessing, os, sys, warnings
 
     import numpy as np
     from joblib import Parallel, delayed
+
+    # joblib's "multiprocessing" backend forks only where that is the default start
+    # method (Python 3.14 moved POSIX to forkserver): ask for fork explicitly.
+    multiprocessing.set_start_method("fork", force=True)
 
     warnings.simplefilter("ignore")  # the fixed seed's PrivacyLeakWarning
     import numba
