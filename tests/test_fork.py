@@ -24,7 +24,7 @@ pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
 
 _SCRIPT = textwrap.dedent(
     """
-    import contextvars, json, multiprocessing, os, sys, warnings
+    import contextvars, json, multiprocessing, os, signal, sys, threading, warnings
 
     import numpy as np
     from joblib import Parallel, delayed
@@ -35,7 +35,7 @@ _SCRIPT = textwrap.dedent(
 
     warnings.simplefilter("ignore")  # the fixed seed's PrivacyLeakWarning
     import numba
-    from sklearn_dpgd import DPLogisticRegression, _kernels
+    from sklearn_dpgd import DPLogisticRegression, _kernels, accounting
     from sklearn_dpgd.accounting import EpsilonDeltaRecord, PrivacyLedger
     from sklearn_dpgd.exceptions import UnrecordedFitError
 
@@ -73,6 +73,7 @@ _SCRIPT = textwrap.dedent(
         pid = os.fork()
         if pid == 0:
             os.close(r)
+            signal.alarm(60)  # a deadlocked child ends with SIGALRM, not a hang
             try:
                 result = body()
             except BaseException as exc:
@@ -108,10 +109,21 @@ _SCRIPT = textwrap.dedent(
     out["b"] = in_child(lambda: [fit() == reference, _kernels._serial])
 
     # (c) A ledger open elsewhere in the parent (another context, as another
-    # thread's would be); the child opens its own ledger.
+    # thread's would be), and another thread holding the ledgers' lock at the
+    # fork; the child opens its own ledger.
     parent = PrivacyLedger()
     elsewhere = contextvars.copy_context()
     elsewhere.run(parent.__enter__)
+    held, release = threading.Event(), threading.Event()
+
+    def hold_lock():
+        with accounting._LEDGER_LOCK:
+            held.set()
+            release.wait()
+
+    holder = threading.Thread(target=hold_lock)
+    holder.start()
+    held.wait()
 
     def child_c():
         refused = outcome(fit)
@@ -122,6 +134,8 @@ _SCRIPT = textwrap.dedent(
         return [refused, charge, len(mine.entries), len(parent.entries)]
 
     out["c"] = in_child(child_c)
+    release.set()
+    holder.join()
 
     # (d) Forked inside the parent's block: the child's fits are in its scope.
     def child_d():
