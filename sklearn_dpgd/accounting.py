@@ -1506,11 +1506,20 @@ class AmplifiedIterationFilter:
 # context. New threads start with an empty context (contextvars do not follow
 # ``threading.Thread``), so a fit whose context has no ledger records into every
 # ledger open anywhere in its process: over-reporting is safe, under-reporting is not.
-# Another process sees no ledger at all; see _ledger_guard_state.
+# Another process sees no ledger at all; see _ledger_guard_state. A forked process
+# (os.fork, joblib's "multiprocessing" backend) sees copies of its parent's ledgers,
+# in its contexts and in _OPEN_LEDGERS alike, and what it records there never
+# reaches the parent: each ledger remembers the process it belongs to (_pid), and a
+# copy refuses to record (_check_not_forked_copy).
 
 _ACTIVE_LEDGERS = contextvars.ContextVar("sklearn_dpgd_active_ledgers", default=())
 _OPEN_LEDGERS = {}  # id(ledger) -> [ledger, times entered], process-wide
 _LEDGER_LOCK = threading.RLock()
+_FORK_ADVICE = (
+    "Run the fits with n_jobs=1 or joblib's threading backend (the ledger's "
+    "default), or open a new PrivacyLedger inside the child process and record its "
+    "entries in the parent's ledger yourself."
+)
 _LEDGER_GUARD = "_sklearn_dpgd_ledger_pid"
 # Privacy-loss grid step of the PLD compositions of the ledger (dp-accounting).
 _LEDGER_PLD_STEP = 1e-4
@@ -1817,7 +1826,11 @@ class PrivacyLedger:
     the process, which can only over-report). A fit that still reaches another
     process (an explicit ``backend="loky"``) raises
     :class:`~sklearn_dpgd.exceptions.UnrecordedFitError` there, before it reads
-    data.
+    data. So does a fit in a forked process (``os.fork``, an explicit
+    ``backend="multiprocessing"``) that would record in a ledger of its parent:
+    the child holds a copy the parent never sees, whether the ledger was open at
+    the fork or is opened in the child. A ledger created in the child records
+    there, for the child to report.
 
     Examples
     --------
@@ -1847,6 +1860,28 @@ class PrivacyLedger:
         self.cap_delta = None if delta is None else _check_delta(delta)
         self._entries = []
         self._tokens = []
+        # The process whose ledger this is: a forked child holds a copy, which must
+        # not record (the parent never sees it).
+        self._pid = os.getpid()
+
+    def __setstate__(self, state):
+        # An unpickled ledger is a new, explicit copy (e.g. loaded from disk): it
+        # belongs to the process that loaded it, and is not open there.
+        self.__dict__.update(state)
+        self._tokens = []
+        self._pid = os.getpid()
+
+    def _check_not_forked_copy(self, source):
+        """Refuse to record in a copy of a ledger inherited through ``fork``."""
+        if self._pid != os.getpid():
+            raise UnrecordedFitError(
+                f"{source or 'a mechanism'} would be recorded in a copy of a "
+                f"PrivacyLedger of process {self._pid}, made when this process "
+                f"({os.getpid()}) was forked from it (os.fork, joblib's "
+                '"multiprocessing" backend): that process never sees what the copy '
+                "records, so this privacy spend would be lost; nothing ran. "
+                + _FORK_ADVICE
+            )
 
     @property
     def entries(self):
@@ -1928,12 +1963,16 @@ class PrivacyLedger:
         BudgetExhaustedError
             If the ledger has a cap and the mechanism would exceed it; nothing is
             recorded.
+        UnrecordedFitError
+            If this ledger is a copy inherited by a forked process (its parent
+            would never see the entry); nothing is recorded.
         ValueError
             If ``neighboring`` differs from the recorded mechanisms'.
         TypeError
             If ``mechanism`` is neither kind.
         """
         entry = LedgerEntry(mechanism, neighboring, source, part)
+        self._check_not_forked_copy(source)
         with _LEDGER_LOCK:
             self._check_entry(entry, self._entries)
             self._entries.append(entry)
@@ -2039,7 +2078,8 @@ def _charge_active_ledgers(estimator, mechanism, *, neighboring, part=None):
     ------
     UnrecordedFitError
         If ``estimator`` was serialised while a ledger was open in another process
-        and no ledger is open here.
+        and no ledger is open here, or if an active ledger is a copy inherited from
+        the parent of this forked process.
     BudgetExhaustedError
         If a ledger's cap would be exceeded.
     """
@@ -2054,6 +2094,8 @@ def _charge_active_ledgers(estimator, mechanism, *, neighboring, part=None):
             "a fresh sklearn.base.clone of the estimator outside the ledger."
         )
     source = type(estimator).__name__
+    for ledger in ledgers:
+        ledger._check_not_forked_copy(source)
     entry = LedgerEntry(mechanism, neighboring, source, part)
     with _LEDGER_LOCK:
         for ledger in ledgers:
@@ -2068,3 +2110,14 @@ def _charge_active_ledgers(estimator, mechanism, *, neighboring, part=None):
             for ledger in ledgers
         ]
     return _LedgerCharge(slots)
+
+
+def _reset_lock_after_fork():
+    # Another thread of the parent may have held the lock at the fork; it does not
+    # exist in the child and would never release it.
+    global _LEDGER_LOCK
+    _LEDGER_LOCK = threading.RLock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_reset_lock_after_fork)
