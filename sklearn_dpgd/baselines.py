@@ -170,6 +170,11 @@ class _BaselineClassifier(ClassifierMixin, BaseEstimator):
         "secure_mode": ["boolean"],
     }
 
+    def _gdp_ledger_refusal(self):
+        """None: each fit is recorded as full-batch Gaussian mechanisms (the count
+        and the release), which the private searches compose in closed form."""
+        return None
+
     def _check_finite(self, names):
         for name in names:
             value = getattr(self, name)

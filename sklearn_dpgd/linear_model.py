@@ -99,6 +99,32 @@ class _BaseDPLinearClassifier(ClassifierMixin, BaseEstimator):
             return 0.5, math.log(n_outputs)
         return 1.0 / (2.0 * self._huber_width()), 1.0
 
+    def _gdp_ledger_refusal(self):
+        """Why a fit is not recorded as full-batch Gaussian steps; None if it is.
+
+        The private searches (:mod:`sklearn_dpgd.model_selection`) split their
+        budget by the closed form of full-batch Gaussian steps and ask every
+        candidate this before reading any data.
+        """
+        if self.solver != "gd":
+            return (
+                f"solver={self.solver!r} is accounted by Renyi DP (amplification by "
+                "iteration), not as a Gaussian mechanism; use solver='gd'"
+            )
+        if isinstance(self.schedule, AdaptiveSchedule):
+            return (
+                f"schedule={type(self.schedule).__name__}() is adaptive: its Renyi "
+                "privacy filter is recorded as an (epsilon, delta) record, not as "
+                "Gaussian steps; use a NoiseSchedule"
+            )
+        if self.batch_size is not None:
+            return (
+                "batch_size must be None: Poisson-subsampled steps are not a "
+                "Gaussian mechanism (the search splits its budget by the closed "
+                "form of full-batch Gaussian steps)"
+            )
+        return None
+
     def _resolve_schedule(self):
         return UniformSchedule() if self.schedule is None else self.schedule
 

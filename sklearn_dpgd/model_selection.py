@@ -170,31 +170,6 @@ def _selection_epsilon(mu_all_rows, epsilon, delta):
     return e
 
 
-def _linear_model_refusal(estimator):
-    """Why a linear model of this package is not a full-batch Gaussian fit."""
-    from .schedules import AdaptiveSchedule
-
-    params = estimator.get_params(deep=False)
-    if params.get("solver", "gd") != "gd":
-        return (
-            f"solver={params['solver']!r} is accounted by Renyi DP (amplification by "
-            "iteration), not as a Gaussian mechanism; use solver='gd'"
-        )
-    if isinstance(params.get("schedule"), AdaptiveSchedule):
-        return (
-            f"schedule={type(params['schedule']).__name__}() is adaptive: its "
-            "Renyi privacy filter is recorded as an (epsilon, delta) record, not "
-            "as Gaussian steps; use a NoiseSchedule"
-        )
-    if params.get("batch_size") is not None:
-        return (
-            "batch_size must be None: Poisson-subsampled steps are not a "
-            "Gaussian mechanism (the search splits its budget by the closed form "
-            "of full-batch Gaussian steps)"
-        )
-    return None
-
-
 def _gdp_refusal(estimator):
     """Why a fit of ``estimator`` is not a recorded GDP mechanism; None if it is.
 
@@ -212,10 +187,6 @@ def _gdp_refusal(estimator):
     hook = getattr(estimator, "_gdp_ledger_refusal", None)
     if callable(hook):
         return hook()
-    from .linear_model import _BaseDPLinearClassifier
-
-    if isinstance(estimator, _BaseDPLinearClassifier):
-        return _linear_model_refusal(estimator)
     return (
         "it does not declare that its fit charges the active PrivacyLedger with "
         "full-batch Gaussian steps (no _gdp_ledger_refusal method)"
