@@ -231,6 +231,13 @@ def _check_size(size):
     return shape
 
 
+def _broadcast_or_none(*shapes):
+    try:
+        return np.broadcast_shapes(*shapes)
+    except ValueError:
+        return None
+
+
 def _check_nonnegative(name, value):
     arr = np.asarray(value, dtype=np.float64)
     if np.any(arr < 0) or np.any(np.isnan(arr)):
@@ -268,7 +275,7 @@ class SecureGenerator:
         param_shape = np.broadcast_shapes(*(np.shape(p) for p in params))
         if shape is None:
             shape = param_shape
-        elif np.broadcast_shapes(shape, param_shape) != shape:
+        elif _broadcast_or_none(shape, param_shape) != shape:
             raise ValueError(
                 f"size={size!r} does not match the shape {param_shape} of the "
                 "parameters."
