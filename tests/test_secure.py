@@ -22,6 +22,7 @@ from sklearn_dpgd._secure import (
     SecureGenerator,
     _gaussian_from_uniforms,
     gaussian_support_delta,
+    poisson_indices,
 )
 
 N = 100_000
@@ -116,8 +117,7 @@ def test_laplace_and_exponential_formulas(monkeypatch):
     """Laplace = sum of two ln U cos(pi V); Exp = -sum of two ln U cos^2(pi V)."""
     log_u = np.array([-1.0, -2.0, -3.0, -4.0])
     v = np.array([0.0, 1 / 3, 0.5, 1.0])
-    monkeypatch.setattr(_secure, "_log_uniform", lambda n: log_u[:n].copy())
-    monkeypatch.setattr(_secure, "_uniform53", lambda n: v[:n].copy())
+    monkeypatch.setattr(_secure, "_pairs", lambda k: (log_u[:k].copy(), v[:k].copy()))
     c = np.cos(np.pi * v)
     lap = SecureGenerator().laplace(size=2)
     np.testing.assert_allclose(lap, log_u[:2] * c[:2] + log_u[2:] * c[2:])
@@ -235,6 +235,50 @@ def test_permutation(rng):
     assert rng.permutation(0).shape == (0,)
     with pytest.raises(ValueError, match="x"):
         rng.permutation(np.float64(3.0))
+
+
+def test_poisson_indices_are_independent_bernoulli(rng):
+    """Gaps drawn as geometrics give each row an independent Bernoulli(rate)."""
+    n, rate, reps = 40, 0.3, 10_000
+    masks = np.zeros((reps, n), dtype=bool)
+    for r in range(reps):
+        idx = rng.poisson_indices(n, rate)
+        assert idx.dtype == np.int64 and np.all(np.diff(idx) > 0)
+        masks[r, idx] = True
+    se = math.sqrt(rate * (1 - rate) / reps)
+    assert np.all(np.abs(masks.mean(axis=0) - rate) < 5.5 * se)  # every row
+    # Neighbouring rows are independent: P(both) = rate**2.
+    both = (masks[:, :-1] & masks[:, 1:]).mean()
+    assert abs(both - rate**2) < 6 * math.sqrt(rate**2 / (reps * (n - 1)))
+    # The sample size is Binomial(n, rate).
+    counts = np.bincount(masks.sum(axis=1), minlength=n + 1)
+    expected = stats.binom(n, rate).pmf(np.arange(n + 1)) * reps
+    keep = expected > 5
+    observed = np.append(counts[keep], counts[~keep].sum())
+    expected = np.append(expected[keep], expected[~keep].sum())
+    assert (
+        stats.chisquare(observed, expected * observed.sum() / expected.sum()).pvalue
+        > P_MIN
+    )
+
+
+def test_poisson_indices_edge_cases_and_dispatch(rng):
+    assert rng.poisson_indices(5, 1.0).tolist() == [0, 1, 2, 3, 4]
+    assert rng.poisson_indices(5, 0.0).size == 0
+    assert rng.poisson_indices(0, 0.5).size == 0
+    assert rng.poisson_indices(10, 1e-300).size == 0  # huge gaps do not overflow
+    big = rng.poisson_indices(1_000_000, 256 / 1_000_000)
+    assert 150 < big.size < 400 and big.max() < 1_000_000
+    with pytest.raises(ValueError, match="rate"):
+        rng.poisson_indices(5, 1.5)
+    with pytest.raises(ValueError, match="n_samples"):
+        rng.poisson_indices(-1, 0.5)
+    # A NumPy generator keeps its one-uniform-per-row stream.
+    ref = np.flatnonzero(np.random.default_rng(3).random(100) < 0.2)
+    np.testing.assert_array_equal(
+        poisson_indices(np.random.default_rng(3), 100, 0.2), ref
+    )
+    assert poisson_indices(rng, 100, 1.0).size == 100
 
 
 @pytest.mark.parametrize("method", ["normal", "laplace", "exponential", "gumbel"])
