@@ -16,6 +16,10 @@ on Adult (:func:`~sklearn_dpgd.datasets.paper_preprocessor`), full batch and wit
 process, and reports the median fit time of each and their ratio (the goal of
 issue 16: at most 1.5). It also counts the bytes the secure fits read from the OS,
 which tells whether the estimators route their noise through the secure generator.
+``--emulate`` measures the cost before ``secure_mode`` is wired into the estimators:
+the secure fits then swap the gradient oracle's generator for a
+:class:`~sklearn_dpgd._secure.SecureGenerator` and draw the Poisson sample with
+:func:`~sklearn_dpgd._secure.poisson_indices` (what the wiring does).
 """
 
 import argparse
@@ -27,7 +31,7 @@ import warnings
 import numpy as np
 
 from sklearn_dpgd import DPLogisticRegression, _secure
-from sklearn_dpgd._secure import SecureGenerator
+from sklearn_dpgd._secure import SecureGenerator, poisson_indices
 from sklearn_dpgd.datasets import load_benchmark_split, paper_preprocessor
 
 SAMPLERS = {
@@ -40,15 +44,17 @@ SAMPLERS = {
         0, 2**64 - 1, size=n, dtype=np.uint64, endpoint=True
     ),
     "permutation": lambda g, n: g.permutation(n),
+    # The Poisson mask of a minibatch step with an expected batch of 256 rows.
+    "poisson_indices(256/n)": lambda g, n: poisson_indices(g, n, min(1.0, 256 / n)),
 }
 SIZES = (1, 300, 20_000, 1_000_000)
 
 
-def _median_time(fn, repeat):
+def _median_time(fn, repeat, *args):
     times = []
     for _ in range(repeat):
         start = time.perf_counter()
-        fn()
+        fn(*args)
         times.append(time.perf_counter() - start)
     return statistics.median(times)
 
@@ -56,14 +62,14 @@ def _median_time(fn, repeat):
 def sampler_table(repeat):
     secure, numpy_rng = SecureGenerator(), np.random.default_rng()
     print("Samplers: median time of one call (microseconds), secure vs NumPy PCG64")
-    print(f"{'sampler':<20}{'size':>10}{'numpy':>12}{'secure':>12}{'ratio':>8}")
+    print(f"{'sampler':<24}{'size':>10}{'numpy':>12}{'secure':>12}{'ratio':>8}")
     for name, draw in SAMPLERS.items():
         for n in SIZES:
             reps = repeat if n >= 20_000 else 20 * repeat
-            t_np = _median_time(lambda: draw(numpy_rng, n), reps)
-            t_sec = _median_time(lambda: draw(secure, n), reps)
+            t_np = _median_time(draw, reps, numpy_rng, n)
+            t_sec = _median_time(draw, reps, secure, n)
             print(
-                f"{name:<20}{n:>10}{t_np * 1e6:>12.1f}{t_sec * 1e6:>12.1f}"
+                f"{name:<24}{n:>10}{t_np * 1e6:>12.1f}{t_sec * 1e6:>12.1f}"
                 f"{t_sec / t_np:>8.2f}"
             )
     print()
@@ -81,7 +87,37 @@ class _ByteCounter:
         return self._urandom(k)
 
 
-def fit_table(data_home, repeat):
+class _Emulation:
+    """Routes the oracle's draws through SecureGenerator while ``on`` is set."""
+
+    def __init__(self):
+        from sklearn_dpgd import _oracle
+
+        self.on = False
+        self._oracle = _oracle
+        self._init = _oracle.PrivateGradientOracle.__init__
+        self._sample = _oracle.LocalRows._sample
+        emulation = self
+
+        def init(oracle, *args, **kwargs):
+            emulation._init(oracle, *args, **kwargs)
+            if emulation.on:
+                oracle._rng = SecureGenerator()
+
+        def sample(rows, sampling_rate, rng):
+            if sampling_rate < 1.0:
+                return poisson_indices(rng, rows.n_samples, sampling_rate)
+            return rows._all_rows
+
+        _oracle.PrivateGradientOracle.__init__ = init
+        _oracle.LocalRows._sample = sample
+
+    def restore(self):
+        self._oracle.PrivateGradientOracle.__init__ = self._init
+        self._oracle.LocalRows._sample = self._sample
+
+
+def fit_table(data_home, repeat, emulate=False):
     X_train, _, y_train, _ = load_benchmark_split("adult", data_home)
     X = np.ascontiguousarray(paper_preprocessor().fit_transform(X_train))
     y = y_train.to_numpy()
@@ -92,6 +128,7 @@ def fit_table(data_home, repeat):
     )
     counter = _ByteCounter()
     _secure.os.urandom = counter
+    emulation = _Emulation() if emulate else None
     try:
         for label, params in (
             ("full batch (default)", {}),
@@ -106,6 +143,8 @@ def fit_table(data_home, repeat):
                     est = DPLogisticRegression(
                         epsilon=1.0, secure_mode=secure, **params
                     )
+                    if emulation is not None:
+                        emulation.on = secure
                     start = time.perf_counter()
                     est.fit(X, y)
                     times[secure].append(time.perf_counter() - start)
@@ -117,6 +156,8 @@ def fit_table(data_home, repeat):
             )
     finally:
         _secure.os.urandom = counter._urandom
+        if emulation is not None:
+            emulation.restore()
     if counter.n_bytes == 0:
         print("(no OS bytes read: secure_mode is not wired into the estimator yet)")
 
@@ -127,12 +168,15 @@ def main():
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--skip-samplers", action="store_true")
     parser.add_argument("--skip-fit", action="store_true")
+    parser.add_argument(
+        "--emulate", action="store_true", help="emulate the secure_mode wiring"
+    )
     args = parser.parse_args()
     warnings.simplefilter("ignore")
     if not args.skip_samplers:
         sampler_table(args.repeat)
     if not args.skip_fit:
-        fit_table(args.data_home, args.repeat)
+        fit_table(args.data_home, args.repeat, args.emulate)
 
 
 if __name__ == "__main__":
