@@ -4,15 +4,16 @@ Threat model
 ------------
 With ``secure_mode=False`` the noise comes from NumPy's PCG64, seeded with 128
 bits of OS entropy (:mod:`sklearn_dpgd._randomness`). PCG64 is not a
-cryptographic generator: an adversary who sees enough of its output could in
-principle recover its state. And NumPy's samplers map one uniform (or a few) to one
-floating-point value, so the set of floats a draw can take is sparse and
-depends on the value it is added to. Mironov, "On Significance of the Least
-Significant Bits for Differential Privacy" (ACM CCS 2012, Sects. 3-4) shows that this
-lets an observer of one released noisy value tell which of two inputs produced it.
-Jin, McMurtry, Rubinstein & Ohrimenko, "Are We There Yet? Timing and
-Floating-Point Attacks on Differential Privacy Systems" (IEEE S&P 2022, Sect. IV)
-do the same for Gaussian samplers, including DP-SGD's noise.
+cryptographic generator: its state can be recovered from its output (Bouillaguet,
+Martinez & Sauvage, "Practical Seed-Recovery for the PCG Pseudo-Random Number
+Generator", IACR Trans. Symmetric Cryptol. 2020(3)). And NumPy's samplers map one
+uniform (or a few) to one floating-point value, so the set of floats a draw can
+take is sparse and depends on the value it is added to. Mironov, "On Significance
+of the Least Significant Bits for Differential Privacy" (ACM CCS 2012) shows that
+this lets an observer of one released noisy value tell which of two inputs
+produced it; Jin, McMurtry, Rubinstein & Ohrimenko, "Are We There Yet? Timing and
+Floating-Point Attacks on Differential Privacy Systems" (IEEE S&P 2022) do the
+same for Gaussian samplers, DP-SGD's noise included.
 
 :class:`SecureGenerator` removes both weaknesses:
 
@@ -76,8 +77,8 @@ remaining caveats:
   Gaussian for Differential Privacy", NeurIPS 2020, Algorithm 3) would make the
   guarantee exact, at the price of per-value exact rational arithmetic (a Python
   loop per coordinate: far above the 1.5x time budget for a 20,000-value step), a
-  rounding term in the sensitivity and a timing side channel (Jin et al., Sect.
-  V); it is not used here.
+  rounding term in the sensitivity and a timing side channel (Jin et al.); it is
+  not used here.
 * Bounded support. :math:`U \geq 2^{-128}` caps each Box-Muller radius at
   :math:`r = \sqrt{256 \ln 2} \approx 13.32`, so :math:`|X| \le 2r`. An output of
   the mechanism on ``D`` that the mechanism on a neighbour cannot produce needs all
