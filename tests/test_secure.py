@@ -136,6 +136,29 @@ def test_log_uniform_resolution_and_radius_cap(monkeypatch):
     assert np.all(_secure._log_uniform(3) == 0.0)  # U = 1 is reached, never above
 
 
+def test_low_word_is_read_only_for_small_uniforms(monkeypatch):
+    """U = hi 2**-64 + (lo + 1) 2**-128, with lo drawn only where hi < 2**53."""
+    reads = []
+    hi = np.array([0, 5, 2**45, 2**53, 2**63], dtype=np.uint64)
+    lo = np.array([7, 2**60, 1], dtype=np.uint64)
+
+    def words(n):
+        reads.append(n)
+        return hi.copy() if len(reads) == 1 else lo[:n].copy()
+
+    monkeypatch.setattr(_secure, "_words", words)
+    got = _secure._log_uniform(5)
+    assert reads == [5, 3]
+    expected = [
+        math.log(8 * 2.0**-128),
+        math.log(5 * 2.0**-64 + (2**60 + 1) * 2.0**-128),
+        math.log(2.0**-19),
+        math.log(2.0**-11),
+        math.log(0.5),
+    ]
+    np.testing.assert_allclose(got, expected, rtol=1e-15)
+
+
 def test_gaussian_support_delta():
     r = RADIUS_MAX
     z = 0.5
