@@ -122,6 +122,7 @@ def _bench_one(label, X, y, threads, repeats):
         # A budget no benchmark run can exhaust: each step charges mu_t = 1 / z = 1.
         privacy_filter=GaussianPrivacyFilter(1e6),
         rng=np.random.default_rng(2),
+        public_n_samples=X.shape[0],
     )
 
     funcs = {

@@ -20,7 +20,7 @@ as the single process of the NumPy path is: the guarantee covers what the fit
 *publishes* (the fitted attributes), not the machines that compute it.
 
 Poisson sampling on Dask uses a different random stream from the NumPy path: each
-step the client draws one 64-bit seed per chunk from the oracle's generator, and the
+step the client draws one 128-bit seed per chunk from the oracle's generator, and the
 worker holding the chunk draws one uniform per row from a generator seeded with it.
 Each row is still included independently with probability ``q``, so the accounting
 is unchanged; the samples (hence the coefficients) differ from a NumPy fit with the
@@ -287,7 +287,7 @@ class DaskRows:
         kernel_args : tuple
             ``(fit_intercept, clip_norm, loss, h)`` of the kernel.
         sampling_rate : float
-            ``q``; below 1, one uint64 seed per chunk is drawn from ``rng`` and each
+            ``q``; below 1, one 128-bit seed per chunk is drawn from ``rng`` and each
             worker keeps each of its rows with probability ``q``. At 1 nothing is
             drawn.
         rng : numpy.random.Generator
@@ -336,9 +336,11 @@ class DaskRows:
 
     def _seeds(self, sampling_rate, rng):
         if sampling_rate < 1.0:
-            return rng.integers(
-                0, 2**64 - 1, size=self.n_chunks, dtype=np.uint64, endpoint=True
+            # 128 bits per chunk and step (two 64-bit words of one SeedSequence).
+            words = rng.integers(
+                0, 2**64 - 1, size=(self.n_chunks, 2), dtype=np.uint64, endpoint=True
             )
+            return [[int(w) for w in pair] for pair in words]
         return [None] * self.n_chunks
 
     def _reduce(self, chunk_fn, chunk_data, args, seeds):

@@ -15,9 +15,22 @@ n-by-K-by-d) array is ever formed.
 The sum runs over fixed blocks of rows in parallel; each block writes its own partial
 sum and the partials are added in block order. The block size is a constant, not the
 thread count, so results are bit-for-bit the same on any number of threads.
+
+Fork safety: each parallel kernel has a serial twin, the same function compiled with
+``parallel=False`` (``prange`` is then ``range``, the blocks and their order are
+unchanged, so the result is the same bit for bit). A process forked (``os.fork``,
+joblib's ``"multiprocessing"`` backend) from a parent that started Numba's OpenMP
+threading layer uses the twins: GNU OpenMP is not fork-safe, and Numba terminates
+such a child at its first parallel region ("fork() called from a process already
+using GNU OpenMP, this is unsafe"; Numba's documentation, "The Threading Layers",
+"Extra notes"). The TBB and workqueue layers ("forksafe" in the same page) and
+Intel's OpenMP are fork-safe: under them the parallel kernels stay.
 """
 
 import math
+import os
+import sys
+import types
 
 import numpy as np
 from numba import njit, prange
@@ -27,6 +40,76 @@ from ._losses import HUBER_HINGE, LOGISTIC, loss_derivative, loss_value
 # Rows per block of the parallel sum. Large enough that the per-block overhead
 # (one K-by-(d+1) partial) is negligible, small enough for load balance.
 BLOCK_ROWS = 2048
+
+# True in a process forked from a parent whose Numba threading layer is GNU OpenMP:
+# the kernels then run their serial twins (see _after_fork_in_child).
+_serial = False
+
+
+class _Kernel:
+    """A parallel kernel and its serial twin; calls run the one this process can use.
+
+    The twin compiles a copy of the Python function under another qualified name:
+    Numba's on-disk cache keys an entry by the function's name, source line and
+    bytecode, not by the ``parallel`` flag, so the twins would otherwise overwrite
+    (or, worse, load) each other's machine code.
+    """
+
+    def __init__(self, py_func, options):
+        self.py_func = py_func
+        self.parallel = njit(cache=True, parallel=True, **options)(py_func)
+        twin = types.FunctionType(
+            py_func.__code__,
+            py_func.__globals__,
+            py_func.__name__,
+            py_func.__defaults__,
+            py_func.__closure__,
+        )
+        twin.__qualname__ = f"{py_func.__qualname__}_serial"
+        twin.__doc__ = py_func.__doc__
+        self.serial = njit(cache=True, parallel=False, **options)(twin)
+        self.__name__ = py_func.__name__
+        self.__qualname__ = py_func.__qualname__
+        self.__doc__ = py_func.__doc__
+        self.__module__ = py_func.__module__
+        self.__wrapped__ = py_func
+
+    def __call__(self, *args):
+        return (self.serial if _serial else self.parallel)(*args)
+
+    def __repr__(self):
+        return f"<kernel {self.__module__}.{self.__qualname__}>"
+
+
+def _parallel_kernel(**options):
+    """Decorator: compile ``py_func`` as a :class:`_Kernel` with Numba ``options``."""
+    return lambda py_func: _Kernel(py_func, options)
+
+
+def _forked_from_gnu_openmp():
+    """Whether this process's Numba runs on GNU OpenMP, started before a fork.
+
+    Read from Numba's modules without importing anything: a process that never
+    started the threading layer has nothing to inherit.
+    """
+    parallel = sys.modules.get("numba.np.ufunc.parallel")
+    if parallel is None or not getattr(parallel, "_is_initialized", False):
+        return False
+    if getattr(parallel, "_threading_layer", None) != "omp":
+        return False
+    omppool = sys.modules.get("numba.np.ufunc.omppool")
+    # Numba's omppool terminates a forked child only when built against GNU OpenMP.
+    return omppool is None or getattr(omppool, "openmp_vendor", "GNU") == "GNU"
+
+
+def _after_fork_in_child():
+    global _serial
+    if _forked_from_gnu_openmp():
+        _serial = True
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 # Reassociation lets LLVM vectorise dot products; inputs are validated finite before
 # they reach the kernel and NaN from overflow is caught by an explicit comparison.
@@ -83,7 +166,7 @@ def _clip_scale(r_norm, row_norm, clip_norm):
     return clip_norm / max(g, clip_norm)
 
 
-@njit(cache=True, fastmath=_FASTMATH, parallel=True)
+@_parallel_kernel(fastmath=_FASTMATH)
 def clipped_gradient_sum(
     X, y, W, b, row_norms, rows, fit_intercept, clip_norm, loss, h
 ):
@@ -153,7 +236,7 @@ def clipped_gradient_sum(
     return _finish(partial, fit_intercept)
 
 
-@njit(cache=True, fastmath=_FASTMATH, parallel=True)
+@_parallel_kernel(fastmath=_FASTMATH)
 def clipped_gradient_sum_csr(
     data,
     indices,
@@ -233,7 +316,7 @@ def _safe_norm(values, intercept):
     return math.hypot(norm, 1.0) if intercept else norm
 
 
-@njit(cache=True, parallel=True)
+@_parallel_kernel()
 def row_norms(X, fit_intercept):
     """``||[x_i, 1]||`` (or ``||x_i||``) of each row, shape (n_samples,), float64.
 
@@ -246,7 +329,7 @@ def row_norms(X, fit_intercept):
     return out
 
 
-@njit(cache=True, parallel=True)
+@_parallel_kernel()
 def row_norms_csr(data, indptr, fit_intercept):
     """CSR twin of :func:`row_norms`."""
     n = indptr.shape[0] - 1
@@ -327,7 +410,7 @@ def _logistic_factors_along(t, w, etas, uniform, objective_clip, prod):
         prod[j] *= f if f < cap else cap
 
 
-@njit(cache=True, fastmath=_FASTMATH, parallel=True)
+@_parallel_kernel(fastmath=_FASTMATH)
 def _objective_blocks(
     X, y, W, b, D, db, etas, rows, fit_intercept, objective_clip, loss, h, uniform, fast
 ):
@@ -440,7 +523,7 @@ def clipped_objective_along(
     )
 
 
-@njit(cache=True, fastmath=_FASTMATH, parallel=True)
+@_parallel_kernel(fastmath=_FASTMATH)
 def clipped_objective_along_csr(
     data,
     indices,

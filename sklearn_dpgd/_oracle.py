@@ -165,10 +165,14 @@ class PrivateGradientOracle:
     rng : numpy.random.Generator
         Source of the Gaussian noise and of the Poisson samples (for dask data: of
         the per-chunk seeds of the samples, drawn by the client).
+    public_n_samples : int
+        ``m``: the public size (:mod:`sklearn_dpgd._public_size`). The divisor of
+        the sums is ``q m``, never the private number of rows, and ``n_samples``
+        (read by the optimisers) is ``m``.
     sampling_rate : float, default=1.0
         ``q``: each step sums each row independently with probability ``q``
         (Poisson sampling, as the accounting of Mironov, Talwar & Zhang 2019
-        assumes) and divides by the public expected batch size ``q n``. 1.0 is the
+        assumes) and divides by the public expected batch size ``q m``. 1.0 is the
         full batch (no random draw for sampling).
     """
 
@@ -185,6 +189,7 @@ class PrivateGradientOracle:
         fit_intercept,
         privacy_filter,
         rng,
+        public_n_samples,
         sampling_rate=1.0,
     ):
         if is_dask_collection(X):
@@ -198,16 +203,18 @@ class PrivateGradientOracle:
         self._fit_intercept = fit_intercept
         self.privacy_filter = privacy_filter
         self._rng = rng
-        self.n_samples, self.n_features = self._rows.n_samples, self._rows.n_features
+        # Only the public size leaves the oracle: the private number of rows stays
+        # inside the data backend (it draws the Poisson samples).
+        self.n_samples, self.n_features = int(public_n_samples), self._rows.n_features
         self.n_outputs = n_outputs
         self.sampling_rate = float(sampling_rate)
 
     def noisy_gradient(self, W, b, noise_multiplier, clip_norm=None):
         """Private mean gradient ``(sum_{i in S} clip(g_i, C) + N(0, (z D)^2 I)) / B``.
 
-        ``D`` is the sensitivity ``Delta``. ``S`` is all rows and ``B = n`` for
-        full-batch steps; for minibatch steps
-        ``S`` is a fresh Poisson sample with rate ``q`` and ``B = q n``.
+        ``D`` is the sensitivity ``Delta``. ``S`` is all rows and ``B = m`` (the
+        public size) for full-batch steps; for minibatch steps ``S`` is a fresh
+        Poisson sample with rate ``q`` and ``B = q m``.
 
         Parameters
         ----------
@@ -235,7 +242,8 @@ class PrivateGradientOracle:
         -----
         ``../shared/algorithms.md``, Notation: the private gradient of Hong, Wang &
         Zhou (FAccT 2022), Algorithm 1, line 4, without the L2 term (which is public
-        and added by the solver). ``n`` is treated as public.
+        and added by the solver), with the public size ``m`` in place of ``n``
+        (under add/remove-one neighbouring ``n`` is private).
         """
         self.privacy_filter.charge(noise_multiplier, self.sampling_rate)
         clip = self._clip_norm if clip_norm is None else float(clip_norm)

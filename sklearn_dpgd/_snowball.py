@@ -1,29 +1,88 @@
-"""Snowball-SGD: one-pass projected noisy SGD with growing batches (seed 002, Sec. 3).
+"""Snowball-SGD: one-pass projected noisy SGD with growing batches.
 
-The ``solver="snowball"`` path of the GD estimators. Every quantity of the run is a
-function of public values (epsilon, delta, n, the dimension, clip_norm, radius,
-alpha, the loss), fixed and approved by the privacy filter before any data is read:
+The ``solver="snowball"`` path of the GD estimators: Feldman, Koren & Talwar,
+"Private Stochastic Convex Optimization: Optimal Rates in Linear Time", STOC 2020,
+Sec. 3 (Thm 3.1: privacy by amplification by iteration; Thm 3.5: the plan).
 
+Neighbouring relation and what is public
+----------------------------------------
+The guarantee holds under the estimator's ``neighboring`` relation: replace-one
+(``"replace"``) or add/remove-one (``"add_remove"``, the default). Public are
+epsilon, delta, the dimension, ``clip_norm``, ``radius``, ``alpha``, the loss and
+the *public size* ``m`` (:mod:`sklearn_dpgd._public_size`): a declared
+``public_n_samples``, the exact ``n`` under ``"replace"``, and otherwise a noisy
+count charged to the fit's budget. The exact ``n`` is never used by the plan.
+
+Mechanism
+---------
 1. ``rho`` such that ``(alpha, alpha rho^2 / 2)``-RDP for all orders converts to
    ``(epsilon, delta)``-DP (the RDP-to-DP conversion of
-   :func:`sklearn_dpgd._subsampled.rdp_epsilon`, Canonne, Kamath & Steinke 2020).
-   Amplification by iteration bounds Rényi divergences only, so the exact GDP
-   conversion of the GD path does not apply here.
-2. Noise std ``L / sqrt(p)`` per coordinate of the batch-mean gradient, ``p`` the
-   number of parameters (Feldman, Koren & Talwar, Thm 3.5: ``sigma = L / sqrt(d)``),
-   i.e. noise multiplier ``z_t = B_t / (f sqrt(p))`` on the batch sum of
-   sensitivity ``f L`` (``f = 1`` add/remove-one, ``2`` replace-one).
-3. Batch sizes ``B_t = ceil(f sqrt(p) / (rho sqrt(T - t + 1)))`` for ``t = 1..T``
-   (Thm 3.5 writes ``ceil(sqrt(4 d / (rho^2 (T - t + 1))))``, its ``f = 2``), with
-   the largest horizon ``T`` such that ``sum_t B_t <= n``. Then Thm 3.1 gives
-   ``max_t f sqrt(p) / (B_t sqrt(T - t + 1)) <= rho``.
-4. A constant step ``eta = D / (L sqrt(2 T))`` (Thm 3.2 of Shamir & Zhang as used in
-   Thm 3.5, with gradient second moment at most ``2 L^2``), ``D = 2 radius``,
+   :func:`sklearn_dpgd._subsampled.rdp_epsilon`; Canonne, Kamath & Steinke, "The
+   Discrete Gaussian for Differential Privacy", NeurIPS 2020). Amplification by
+   iteration bounds Rényi divergences only, so the exact GDP conversion of the GD
+   path does not apply here.
+2. If ``m`` must be estimated, the count (sensitivity 1) gets Gaussian noise of
+   std ``z_c`` with ``1 / z_c^2 = COUNT_SHARE rho^2``, an ``alpha / (2 z_c^2)``
+   RDP curve, and the training gets ``rho_train^2 = (1 - COUNT_SHARE) rho^2``: the
+   two compose (Mironov, "Rényi Differential Privacy", CSF 2017, Prop. 1) to
+   exactly ``alpha rho^2 / 2``, within the budget. Otherwise ``rho_train = rho``.
+3. Noise std ``L / sqrt(p)`` per coordinate of the batch-mean gradient, ``p`` the
+   number of parameters (Thm 3.5: ``sigma = L / sqrt(d)``), i.e. noise multiplier
+   ``z_t = B_t / (2 sqrt(p))`` on the batch sum of sensitivity ``2 L``.
+4. Batch sizes ``B_t = ceil(2 sqrt(p) / (rho_train sqrt(T - t + 1)))`` for
+   ``t = 1..T`` (Thm 3.5's ``ceil(sqrt(4 d / (rho^2 (T - t + 1))))``), with the
+   largest horizon ``T`` such that ``M = sum_t B_t <= m``. Thm 3.1 then gives
+   ``max_t 2 sqrt(p) / (B_t sqrt(T - t + 1)) <= rho_train``.
+5. A constant step ``eta = D / (L sqrt(2 T))`` (Thm 3.2, after Shamir & Zhang,
+   "Stochastic Gradient Descent for Non-smooth Optimization", ICML 2013, as used
+   in Thm 3.5, with gradient second moment at most ``2 L^2``), ``D = 2 radius``,
    capped at ``2 / beta`` so that every step is a contraction (Prop. 2.10).
+6. The ``M`` slots of the plan (``B_1`` slots of step 1, then ``B_2``, ...) are
+   matched with the rows by a uniformly random injection drawn from the seed: if
+   ``n >= M``, ``M`` distinct random rows fill the slots in a random order (the
+   other rows are not used); if ``n < M``, the ``n`` rows occupy ``n`` distinct
+   random slots and the others stay empty (a zero row, whose gradient is zero).
+   Step ``t`` divides its noisy sum by the public ``B_t``, never by the number of
+   rows present.
 
-The rows are visited in a random order drawn from the estimator's seed (part of the
-mechanism; Thm 3.1 holds for every fixed order, so the guarantee does not rest on
-the shuffle), each in exactly one batch; rows beyond ``sum_t B_t`` are not used.
+Sensitivity: ``2 L`` under both relations
+-----------------------------------------
+Thm 3.1 is a replace-one statement: for two runs whose batches differ in one slot
+of one step ``t``, the last iterates are ``(alpha, alpha rho^2 / 2)``-Rényi close
+with ``rho = max_t Delta eta_t / (B_t sqrt(sum_{s >= t} eta_s^2 sigma_s^2))``,
+``Delta`` the largest change of that step's gradient sum. Replacing one row by
+another changes it by up to ``2 L`` (two clipped gradients of norm ``L``). Under
+add/remove, ``Delta = L`` would be wrong: the batches have fixed sizes, so an
+added row takes the place of a row that would otherwise have been used (a
+replacement, ``2 L``). The coupling below shows this is the worst case, so
+``Delta = 2 L`` under both relations.
+
+Coupling (``D`` with ``n`` rows, ``D' = D`` plus a row ``x``). Write the slot
+assignment as a uniformly random arrangement ``pi`` of ``K = max(n, M)`` items
+(the rows, plus ``K - n`` interchangeable blanks), slot ``j`` holding ``pi[j]``
+for ``j < M``; this is exactly the injection of item 6.
+
+* ``n >= M``: draw ``pi'`` uniform over the ``n + 1`` rows of ``D'``. If ``x`` is
+  at position ``k``, let ``pi`` be ``pi'`` with its last item moved to position
+  ``k`` and the last position dropped (``pi = pi'[:n]`` if ``k = n``). Each
+  arrangement of ``D``'s rows has exactly ``n + 1`` preimages (one per ``k``), so
+  ``pi`` is uniform. If ``k >= M`` the first ``M`` items agree: identical runs.
+  If ``k < M`` they differ in slot ``k`` only, which holds ``x`` in ``D'`` and a
+  row of ``D`` in ``D``: a replacement in exactly one step.
+* ``n < M`` (so ``n + 1 <= M`` and both datasets use ``K = M``): draw ``pi'``
+  uniform for ``D'`` and let ``pi`` be ``pi'`` with ``x`` turned into a blank; the
+  positions of ``D``'s rows are then a uniform injection, so ``pi`` is uniform.
+  The runs differ in the one slot of ``x``: an addition (``L <= 2 L``).
+
+Every coupled pair of runs thus differs in at most one slot of one step, by at
+most ``2 L``, and Thm 3.1 bounds its Rényi divergence (both orders of the pair)
+by ``alpha rho^2 / 2``. The output distributions of ``D`` and ``D'`` are
+mixtures of these runs with the same weights, and the Rényi divergence is
+jointly quasi-convex (van Erven & Harremoës, "Rényi Divergence and
+Kullback-Leibler Divergence", IEEE Trans. Inf. Theory 60(7), 2014, Thm 13): the
+mixtures obey the same bound. Under replace-one, ``n`` and the assignment are the
+same for both datasets and they differ in at most one slot. The plan depends on
+``m`` only, so a noisy ``m`` is post-processing of the charged count.
 
 Assumptions of Thm 3.1, and how they are met: the per-example losses must be convex,
 ``L``-Lipschitz and ``beta``-smooth. Each row ``[x_i, 1]`` (intercept included) is
@@ -46,13 +105,24 @@ import numba
 import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import brentq
-from sklearn.utils import check_random_state
 
 from . import _losses
 from ._kernels import BLOCK_ROWS
 from ._oracle import PrivateGradientOracle
+from ._public_size import (
+    COUNT_SHARE,
+    count_noise_multiplier,
+    needs_count,
+    resolve_public_size,
+)
+from ._randomness import make_generator, spawn_seeds
 from ._subsampled import DEFAULT_ORDERS, rdp_epsilon
-from .accounting import AmplifiedIterationFilter, SnowballSteps
+from .accounting import AmplifiedIterationFilter, GaussianSteps, SnowballSteps
+
+# Sensitivity of a step's gradient sum in units of L, under both relations: the
+# batches have fixed public sizes, so an added row takes another row's place
+# (module docstring, "Sensitivity").
+SENSITIVITY_FACTOR = 2.0
 
 
 def snowball_rho(epsilon, delta, orders=DEFAULT_ORDERS):
@@ -85,50 +155,80 @@ def snowball_rho(epsilon, delta, orders=DEFAULT_ORDERS):
     return math.exp(log_rho)
 
 
-def snowball_batch_sizes(n_samples, n_params, rho, factor):
-    """Batch sizes of Snowball-SGD: the longest plan that fits in ``n_samples`` rows.
+def snowball_batch_sizes(public_size, n_params, rho, factor=SENSITIVITY_FACTOR):
+    """Batch sizes of Snowball-SGD: the longest plan within ``public_size`` slots.
 
     Parameters
     ----------
-    n_samples : int
-        Rows available (``n``).
+    public_size : int
+        The public size ``m`` (never the private ``n`` under add/remove).
     n_params : int
         Number of parameters ``p`` (the paper's ``d``).
     rho : float
-        Target RDP parameter.
-    factor : float
-        1 (add/remove-one) or 2 (replace-one): the sensitivity in units of ``L``.
+        Target RDP parameter of the training steps.
+    factor : float, default=SENSITIVITY_FACTOR
+        The sensitivity of a step's gradient sum in units of ``L`` (2: see the
+        module docstring).
 
     Returns
     -------
     batch_sizes : ndarray of shape (T,), int64
         ``B_t = ceil(factor sqrt(p) / (rho sqrt(T - t + 1)))``, non-decreasing,
-        ``sum <= n_samples``, with the largest such ``T``.
+        ``sum <= public_size``, with the largest such ``T``.
 
     Raises
     ------
     ValueError
-        If even one step does not fit (``B_1 > n_samples`` for ``T = 1``).
+        If even one step does not fit (``B_1 > public_size`` for ``T = 1``). The
+        message names public values only.
     """
+    m = int(public_size)
     c = factor * math.sqrt(n_params) / rho
 
     def sizes(T):
         return np.ceil(c / np.sqrt(np.arange(T, 0, -1, dtype=float))).astype(np.int64)
 
-    if sizes(1).sum() > n_samples:
+    if sizes(1).sum() > m:
         raise ValueError(
             f"solver='snowball' needs a batch of {int(sizes(1)[0])} rows for even one "
-            f"step at this budget, but n_samples={n_samples}: raise epsilon or use "
-            "solver='gd'."
+            f"step at this budget, but the public size public_n_samples_ is {m}: "
+            "raise epsilon or use solver='gd'."
         )
-    lo, hi = 1, n_samples  # sizes(T).sum() >= T, so T <= n_samples
+    lo, hi = 1, m  # sizes(T).sum() >= T, so T <= m
     while lo < hi:
         mid = (lo + hi + 1) // 2
-        if sizes(mid).sum() <= n_samples:
+        if sizes(mid).sum() <= m:
             lo = mid
         else:
             hi = mid - 1
     return sizes(lo)
+
+
+def assign_slots(n_rows, n_slots, rng):
+    """Rows of the plan's slots: a uniformly random injection (module docstring).
+
+    Parameters
+    ----------
+    n_rows : int
+        Number of private rows ``n``.
+    n_slots : int
+        Number of slots ``M = sum_t B_t`` (public).
+    rng : numpy.random.Generator or SecureGenerator
+        Source of the random arrangement.
+
+    Returns
+    -------
+    slots : ndarray of shape (n_slots,), int64
+        The row of each slot, in step order; ``n_rows`` marks an empty slot (the
+        zero row appended by :func:`fit_snowball`). Distinct rows, each used once.
+    """
+    # One uniform arrangement of max(n, M) items, items >= n being blanks: for
+    # n >= M the first M of a random permutation of the rows; for n < M the rows
+    # land in n distinct uniform slots. Both cases of the coupling argument.
+    items = np.asarray(rng.permutation(max(n_rows, n_slots)), dtype=np.int64)
+    slots = items[:n_slots].copy()
+    slots[slots >= n_rows] = n_rows
+    return slots
 
 
 def _gradient_bound(loss, n_outputs):
@@ -138,41 +238,54 @@ def _gradient_bound(loss, n_outputs):
 
 
 def _scaled_rows(X, fit_intercept, bound):
-    """``s_i [x_i, 1]`` (or ``s_i x_i``) with ``s_i = min(1, bound / ||[x_i, 1]||)``."""
+    """``s_i [x_i, 1]`` (or ``s_i x_i``) with ``s_i = min(1, bound / ||[x_i, 1]||)``,
+    followed by one zero row (the empty slot)."""
+    n = X.shape[0]
     if sp.issparse(X):
         X = X.astype(np.float64)
         if fit_intercept:
-            X = sp.hstack([X, np.ones((X.shape[0], 1))], format="csr")
+            X = sp.hstack([X, np.ones((n, 1))], format="csr")
         norms = np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
         scale = np.minimum(1.0, bound / np.maximum(norms, np.finfo(float).tiny))
-        X = sp.csr_matrix(sp.diags(scale) @ X)
+        X = sp.vstack([sp.diags(scale) @ X, sp.csr_matrix((1, X.shape[1]))])
+        X = sp.csr_matrix(X)
         X.sort_indices()
         return X
     X = np.asarray(X, dtype=np.float64)
+    width = X.shape[1] + int(fit_intercept)
+    out = np.zeros((n + 1, width))
+    out[:n, : X.shape[1]] = X
     if fit_intercept:
-        X = np.hstack([X, np.ones((X.shape[0], 1))])
-    else:
-        X = X.copy()
-    top = np.max(np.abs(X), axis=1, keepdims=True)
+        out[:n, -1] = 1.0
+    rows = out[:n]
+    top = np.max(np.abs(rows), axis=1, keepdims=True)
     top[top == 0] = 1.0
-    norms = top[:, 0] * np.linalg.norm(X / top, axis=1)
-    X *= np.minimum(1.0, bound / np.maximum(norms, np.finfo(float).tiny))[:, None]
-    return np.ascontiguousarray(X)
+    norms = top[:, 0] * np.linalg.norm(rows / top, axis=1)
+    rows *= np.minimum(1.0, bound / np.maximum(norms, np.finfo(float).tiny))[:, None]
+    return out
 
 
-def fit_snowball(estimator, X, y_index, n_outputs):
+def fit_snowball(estimator, X, y_index, n_outputs, *, seed):
     """Run Snowball-SGD for a GD estimator and set its fitted attributes.
+
+    The caller has charged the active ledgers with the fit's ``(epsilon, delta)``;
+    the noisy count of the rows (when the public size must be estimated) and the
+    training steps together stay within it.
 
     Parameters
     ----------
     estimator : DPLogisticRegression or DPHuberSVM
-        Validated; ``classes_`` already set.
+        Validated; ``classes_`` and ``clip_norm_`` already set. Reads
+        ``public_n_samples``, ``secure_mode`` and ``neighboring``.
     X : ndarray or CSR matrix of shape (n_samples, n_features)
         Validated private features.
     y_index : ndarray of shape (n_samples,), int64
         Class indices.
     n_outputs : int
         1 (binary) or the number of classes.
+    seed : numpy.random.SeedSequence
+        The fit's seed, from :func:`sklearn_dpgd._randomness.draw_seed` (ignored
+        in ``secure_mode``).
 
     Returns
     -------
@@ -182,17 +295,9 @@ def fit_snowball(estimator, X, y_index, n_outputs):
     Raises
     ------
     ValueError
-        If ``batch_size`` or ``schedule`` is set (they belong to ``solver="gd"``),
-        or the budget is too small for one step.
+        If the budget is too small for one step at the public size (the
+        estimator has refused ``batch_size`` and ``schedule`` already).
     """
-    if estimator.batch_size is not None or estimator.schedule is not None:
-        raise ValueError(
-            "solver='snowball' fixes its own batches and noise; batch_size and "
-            "schedule must be None."
-        )
-    from .linear_model import _SENSITIVITY_FACTOR
-
-    sensitivity_factor = _SENSITIVITY_FACTOR[estimator.neighboring]
     n, d = X.shape
     fit_intercept = bool(estimator.fit_intercept)
     width = d + int(fit_intercept)
@@ -203,36 +308,52 @@ def fit_snowball(estimator, X, y_index, n_outputs):
     row_bound = clip_norm / _gradient_bound(estimator._loss, n_outputs)
     margin_smoothness, _ = estimator._loss_constants(n_outputs)
     beta = margin_smoothness * row_bound**2 + alpha
+    secure = bool(estimator.secure_mode)
+    count_seed, order_seed, noise_seed = spawn_seeds(seed, 3)
+    privacy_filter = AmplifiedIterationFilter(estimator.epsilon, estimator.delta)
 
     rho = snowball_rho(estimator.epsilon, estimator.delta)
-    batch_sizes = snowball_batch_sizes(n, n_params, rho, sensitivity_factor)
+    count_z = None
+    rho_train = rho
+    if needs_count(estimator.neighboring, estimator.public_n_samples):
+        count_z = count_noise_multiplier(rho)
+        # rho_c^2 + rho_train^2 = rho^2; the factor leaves room for rounding so
+        # that the composed curve is not refused for one ulp.
+        rho_train = rho * math.sqrt(1.0 - COUNT_SHARE) * (1.0 - 1e-9)
+        privacy_filter.charge_before(GaussianSteps(count_z))  # before the count
+    size = resolve_public_size(
+        n,
+        neighboring=estimator.neighboring,
+        public_n_samples=estimator.public_n_samples,
+        noise_multiplier=count_z,
+        rng=make_generator(count_seed, secure) if count_z is not None else None,
+    )
+    m = size.n_samples
+
+    batch_sizes = snowball_batch_sizes(m, n_params, rho_train, SENSITIVITY_FACTOR)
     T = batch_sizes.shape[0]
-    noise_multipliers = batch_sizes / (sensitivity_factor * math.sqrt(n_params))
+    noise_multipliers = batch_sizes / (SENSITIVITY_FACTOR * math.sqrt(n_params))
     eta = min(2.0 * radius / (clip_norm * math.sqrt(2.0 * T)), 2.0 / beta)
     plan = SnowballSteps(
         tuple(int(b) for b in batch_sizes),
         tuple(float(z) for z in noise_multipliers),
         (eta,) * T,
     )
-    privacy_filter = AmplifiedIterationFilter(estimator.epsilon, estimator.delta)
-    privacy_filter.reserve(plan)  # before any data is read
+    privacy_filter.reserve(plan)  # before any row is read
 
-    seed = check_random_state(estimator.random_state).randint(
-        0, 2**32, size=4, dtype=np.uint64
-    )
-    rng = np.random.default_rng(seed)
-    order = rng.permutation(n).astype(np.int64)
+    slots = assign_slots(n, int(batch_sizes.sum()), make_generator(order_seed, secure))
     oracle = PrivateGradientOracle(
         _scaled_rows(X, fit_intercept, row_bound),
-        y_index,
+        np.append(np.asarray(y_index, dtype=np.int64), 0),  # the zero row's label
         n_outputs=n_outputs,
         loss=_losses.LOSS_CODES[estimator._loss],
         huber_width=estimator._huber_width(),
         clip_norm=clip_norm,
-        sensitivity=sensitivity_factor * clip_norm,
+        sensitivity=SENSITIVITY_FACTOR * clip_norm,
         fit_intercept=False,  # the intercept is the last (scaled) column
         privacy_filter=privacy_filter,
-        rng=rng,
+        rng=make_generator(noise_seed, secure),
+        public_n_samples=m,
     )
     theta = np.zeros((n_outputs, width))
     zeros = np.zeros(n_outputs)
@@ -244,8 +365,10 @@ def fit_snowball(estimator, X, y_index, n_outputs):
             # waking them costs more than the batch; results do not depend on the
             # thread count (fixed blocks, _kernels.py).
             numba.set_num_threads(1 if b <= BLOCK_ROWS else threads)
-            rows = order[start : start + b]
+            rows = slots[start : start + b]
             start += b
+            # The oracle divides by len(rows) == b, the public planned size: an
+            # empty slot is the zero row, which adds nothing to the sum.
             grad = oracle.noisy_batch_gradient(theta, zeros, rows, z)[:, :width]
             grad[:, :d] += alpha * theta[:, :d]
             theta -= eta * grad
@@ -260,6 +383,7 @@ def fit_snowball(estimator, X, y_index, n_outputs):
     estimator.intercept_ = (
         theta[:, d] if fit_intercept else np.zeros(n_outputs)
     ).astype(X.dtype)
+    estimator.public_n_samples_ = m
     estimator.n_iter_ = T
     estimator.learning_rates_ = np.asarray(plan.learning_rates, dtype=float)
     estimator.noise_multipliers_ = privacy_filter.noise_multipliers

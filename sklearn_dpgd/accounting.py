@@ -29,6 +29,7 @@ privacy. arXiv:2210.17520.
 """
 
 import contextvars
+import functools
 import math
 import os
 import threading
@@ -423,7 +424,8 @@ class SnowballSteps:
 
     Notes
     -----
-    Feldman, Koren & Talwar (STOC 2020; seed 002), Thm 3.1, by privacy amplification
+    Feldman, Koren & Talwar, "Private Stochastic Convex Optimization: Optimal Rates
+    in Linear Time" (STOC 2020), Thm 3.1, by privacy amplification
     by iteration: a run of contractive steps (convex, ``beta``-smooth per-example
     losses with ``eta_t <= 2 / beta``, projection onto a convex set) is
     ``(alpha, alpha rho^2 / 2)``-RDP with::
@@ -431,8 +433,9 @@ class SnowballSteps:
         rho = max_t Delta eta_t / (B_t sqrt(sum_{s >= t} eta_s^2 sigma_s^2))
 
     where ``Delta / B_t`` bounds how far one row moves the step-``t`` mean gradient
-    (``Delta = L`` under add/remove-one, ``2 L`` under replace-one, the paper's
-    ``2 L``) and ``sigma_s = z_s Delta / B_s`` is the noise std on the mean gradient.
+    (``2 L``, the paper's, for a replaced row; also under add/remove-one when the
+    batches have fixed sizes, as an added row then displaces another) and
+    ``sigma_s = z_s Delta / B_s`` is the noise std on the mean gradient.
     ``Delta`` cancels: ``rho = max_t (eta_t / B_t) / sqrt(sum_{s >= t}
     (eta_s z_s / B_s)^2)``. The contractivity condition cannot be read from the
     record; the code that runs the steps enforces it.
@@ -457,7 +460,7 @@ class SnowballSteps:
         for eta in self.learning_rates:
             _check_positive(eta, "learning_rate")
 
-    @property
+    @functools.cached_property  # read once per Rényi order by the accountants
     def rho(self):
         """``rho`` of Feldman, Koren & Talwar (2020), Thm 3.1 (see Notes)."""
         b = np.asarray(self.batch_sizes, dtype=float)
@@ -1350,12 +1353,13 @@ class AmplifiedIterationFilter:
     Attributes
     ----------
     epsilon_spent : float
-        Epsilon (at ``delta``) of the steps charged so far (the RDP of the prefix,
-        which is itself a Snowball run); 0.0 before any step.
+        Epsilon (at ``delta``) of the records and steps charged so far (the RDP of
+        the prefix, which is itself a Snowball run); 0.0 before any.
     noise_multipliers : ndarray of shape (n_charged,)
-        Charged noise multipliers (units of the sensitivity).
-    ledger : tuple of SnowballSteps
-        The charged steps as one record (empty before any step).
+        Charged noise multipliers of the plan's steps (units of the sensitivity).
+    ledger : tuple of GaussianSteps and SnowballSteps
+        The records of :meth:`charge_before`, then the charged steps as one
+        record.
 
     Raises
     ------
@@ -1366,8 +1370,42 @@ class AmplifiedIterationFilter:
     def __init__(self, epsilon, delta):
         self.epsilon = _check_positive(epsilon, "epsilon")
         self.delta = _check_delta(delta)
+        self._before = ()
         self._plan = None
         self._charged = 0
+
+    def charge_before(self, record):
+        """Charge a full-batch Gaussian mechanism that runs before the plan.
+
+        E.g. the noisy count of the rows that sizes the plan
+        (:mod:`sklearn_dpgd._public_size`). It is composed with the plan in RDP
+        and leads :attr:`ledger`.
+
+        Parameters
+        ----------
+        record : GaussianSteps
+            With ``sampling_rate == 1``.
+
+        Raises
+        ------
+        BudgetExhaustedError
+            If the records charged so far would exceed the budget.
+        ValueError
+            If a plan is already reserved or ``record`` is not a full-batch
+            :class:`GaussianSteps`.
+        """
+        if self._plan is not None:
+            raise ValueError("charge_before must come before the plan is reserved.")
+        if not isinstance(record, GaussianSteps) or record.sampling_rate != 1.0:
+            raise ValueError("record must be a full-batch GaussianSteps.")
+        before = self._before + (record,)
+        eps = ledger_epsilon(before, self.delta, accountant="rdp")
+        if eps > self.epsilon:
+            raise BudgetExhaustedError(
+                f"the steps before the Snowball plan would spend epsilon={eps:.6g} "
+                f"> budget epsilon={self.epsilon:.6g}."
+            )
+        self._before = before
 
     def reserve(self, plan):
         """Approve a whole :class:`SnowballSteps` plan, or refuse it.
@@ -1386,7 +1424,7 @@ class AmplifiedIterationFilter:
         """
         if self._plan is not None:
             raise ValueError("a plan is already reserved.")
-        eps = ledger_epsilon((plan,), self.delta, accountant="rdp")
+        eps = ledger_epsilon(self._before + (plan,), self.delta, accountant="rdp")
         if eps > self.epsilon:
             raise BudgetExhaustedError(
                 f"the Snowball plan would spend epsilon={eps:.6g} > budget "
@@ -1424,7 +1462,7 @@ class AmplifiedIterationFilter:
 
     @property
     def epsilon_spent(self):
-        """Epsilon at ``delta`` of the charged steps (0.0 before any): float."""
+        """Epsilon at ``delta`` of the charged records (0.0 before any): float."""
         ledger = self.ledger
         return ledger_epsilon(ledger, self.delta, accountant="rdp") if ledger else 0.0
 
@@ -1437,12 +1475,15 @@ class AmplifiedIterationFilter:
 
     @property
     def ledger(self):
-        """The charged steps as one SnowballSteps record: tuple."""
+        """The records of :meth:`charge_before`, then the charged steps: tuple.
+
+        The charged steps form one :class:`SnowballSteps` record.
+        """
         if self._plan is None or self._charged == 0:
-            return ()
+            return self._before
         k = self._charged
         p = self._plan
-        return (
+        return self._before + (
             SnowballSteps(
                 p.batch_sizes[:k], p.noise_multipliers[:k], p.learning_rates[:k]
             ),
@@ -1465,11 +1506,20 @@ class AmplifiedIterationFilter:
 # context. New threads start with an empty context (contextvars do not follow
 # ``threading.Thread``), so a fit whose context has no ledger records into every
 # ledger open anywhere in its process: over-reporting is safe, under-reporting is not.
-# Another process sees no ledger at all; see _ledger_guard_state.
+# Another process sees no ledger at all; see _ledger_guard_state. A forked process
+# (os.fork, joblib's "multiprocessing" backend) sees copies of its parent's ledgers,
+# in its contexts and in _OPEN_LEDGERS alike, and what it records there never
+# reaches the parent: each ledger remembers the process it belongs to (_pid), and a
+# copy refuses to record (_check_not_forked_copy).
 
 _ACTIVE_LEDGERS = contextvars.ContextVar("sklearn_dpgd_active_ledgers", default=())
 _OPEN_LEDGERS = {}  # id(ledger) -> [ledger, times entered], process-wide
 _LEDGER_LOCK = threading.RLock()
+_FORK_ADVICE = (
+    "Run the fits with n_jobs=1 or joblib's threading backend (the ledger's "
+    "default), or open a new PrivacyLedger inside the child process and record its "
+    "entries in the parent's ledger yourself."
+)
 _LEDGER_GUARD = "_sklearn_dpgd_ledger_pid"
 # Privacy-loss grid step of the PLD compositions of the ledger (dp-accounting).
 _LEDGER_PLD_STEP = 1e-4
@@ -1776,7 +1826,11 @@ class PrivacyLedger:
     the process, which can only over-report). A fit that still reaches another
     process (an explicit ``backend="loky"``) raises
     :class:`~sklearn_dpgd.exceptions.UnrecordedFitError` there, before it reads
-    data.
+    data. So does a fit in a forked process (``os.fork``, an explicit
+    ``backend="multiprocessing"``) that would record in a ledger of its parent:
+    the child holds a copy the parent never sees, whether the ledger was open at
+    the fork or is opened in the child. A ledger created in the child records
+    there, for the child to report.
 
     Examples
     --------
@@ -1806,6 +1860,28 @@ class PrivacyLedger:
         self.cap_delta = None if delta is None else _check_delta(delta)
         self._entries = []
         self._tokens = []
+        # The process whose ledger this is: a forked child holds a copy, which must
+        # not record (the parent never sees it).
+        self._pid = os.getpid()
+
+    def __setstate__(self, state):
+        # An unpickled ledger is a new, explicit copy (e.g. loaded from disk): it
+        # belongs to the process that loaded it, and is not open there.
+        self.__dict__.update(state)
+        self._tokens = []
+        self._pid = os.getpid()
+
+    def _check_not_forked_copy(self, source):
+        """Refuse to record in a copy of a ledger inherited through ``fork``."""
+        if self._pid != os.getpid():
+            raise UnrecordedFitError(
+                f"{source or 'a mechanism'} would be recorded in a copy of a "
+                f"PrivacyLedger of process {self._pid}, made when this process "
+                f"({os.getpid()}) was forked from it (os.fork, joblib's "
+                '"multiprocessing" backend): that process never sees what the copy '
+                "records, so this privacy spend would be lost; nothing ran. "
+                + _FORK_ADVICE
+            )
 
     @property
     def entries(self):
@@ -1887,12 +1963,16 @@ class PrivacyLedger:
         BudgetExhaustedError
             If the ledger has a cap and the mechanism would exceed it; nothing is
             recorded.
+        UnrecordedFitError
+            If this ledger is a copy inherited by a forked process (its parent
+            would never see the entry); nothing is recorded.
         ValueError
             If ``neighboring`` differs from the recorded mechanisms'.
         TypeError
             If ``mechanism`` is neither kind.
         """
         entry = LedgerEntry(mechanism, neighboring, source, part)
+        self._check_not_forked_copy(source)
         with _LEDGER_LOCK:
             self._check_entry(entry, self._entries)
             self._entries.append(entry)
@@ -1998,7 +2078,8 @@ def _charge_active_ledgers(estimator, mechanism, *, neighboring, part=None):
     ------
     UnrecordedFitError
         If ``estimator`` was serialised while a ledger was open in another process
-        and no ledger is open here.
+        and no ledger is open here, or if an active ledger is a copy inherited from
+        the parent of this forked process.
     BudgetExhaustedError
         If a ledger's cap would be exceeded.
     """
@@ -2013,6 +2094,8 @@ def _charge_active_ledgers(estimator, mechanism, *, neighboring, part=None):
             "a fresh sklearn.base.clone of the estimator outside the ledger."
         )
     source = type(estimator).__name__
+    for ledger in ledgers:
+        ledger._check_not_forked_copy(source)
     entry = LedgerEntry(mechanism, neighboring, source, part)
     with _LEDGER_LOCK:
         for ledger in ledgers:
@@ -2027,3 +2110,14 @@ def _charge_active_ledgers(estimator, mechanism, *, neighboring, part=None):
             for ledger in ledgers
         ]
     return _LedgerCharge(slots)
+
+
+def _reset_lock_after_fork():
+    # Another thread of the parent may have held the lock at the fork; it does not
+    # exist in the child and would never release it.
+    global _LEDGER_LOCK
+    _LEDGER_LOCK = threading.RLock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_reset_lock_after_fork)

@@ -17,42 +17,70 @@ binary losses (both are 1-Lipschitz in the margin), ``sqrt(2)`` for the multinom
 logistic loss (``||p - e_y|| <= sqrt(2)``) and ``sqrt(K)`` for the one-vs-rest Huber
 hinge with K classes (each of its K margins moves the loss by at most 1).
 
+Under add/remove-one neighbouring the exact number of rows ``n`` is private, so
+every divisor, phase size and automatic parameter uses the *public size* ``m``
+instead (:mod:`sklearn_dpgd._public_size`): a size the user declares, the exact
+``n`` under replace-one, or a noisy count charged to the fit's budget. Every fit
+charges the active :class:`~sklearn_dpgd.accounting.PrivacyLedger` before it runs
+a private mechanism.
+
 References
 ----------
 Chaudhuri, K., Monteleoni, C., Sarwate, A. D. (2011). Differentially private
-empirical risk minimization. JMLR 12, Alg. 1 and Thm 6.
+empirical risk minimization. JMLR 12, Alg. 1, Cor. 8 and Thm 6.
 Lowy, A., Razaviyayn, M. (2021). Output perturbation for differentially private
 convex optimization with improved population loss bounds, runtimes and applications
 to private adversarial training. arXiv:2102.04704, Alg. 6 (the output-perturbation
-baseline of Fay et al., seed 000, Sec. 5).
+baseline of Fay, Magnusson, Sjolund & Johansson, Adaptive hyperparameter selection
+for differentially private gradient descent, TMLR 2023, Sec. 5).
 Feldman, V., Koren, T., Talwar, K. (2020). Private stochastic convex optimization:
-optimal rates in linear time. STOC, Sec. 4 (localization; seed 002).
+optimal rates in linear time. STOC, Sec. 4 (localization).
+Dong, J., Roth, A., Su, W. J. (2022). Gaussian differential privacy. JRSS B 84(1),
+Cor. 3.3 (composition of Gaussian mechanisms).
 """
 
 import math
 import warnings
-from numbers import Real
+from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import minimize
 from scipy.special import expit, log_expit, log_softmax, logsumexp, softmax
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
-from sklearn.utils import check_random_state
 from sklearn.utils._available_if import available_if
 from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .accounting import GaussianSteps, gdp_epsilon, gdp_mu
-from .exceptions import WeakPrivacyWarning
-from .linear_model import _SENSITIVITY_FACTOR, _BaseDPLinearClassifier
+from ._public_size import count_noise_multiplier, needs_count, resolve_public_size
+from ._randomness import draw_seed, make_generator, spawn_seeds
+from .accounting import (
+    GaussianSteps,
+    _charge_active_ledgers,
+    _ledger_guard_state,
+    gdp_epsilon,
+    gdp_mu,
+)
+from .exceptions import PrivacyLeakWarning, WeakPrivacyWarning
 
 __all__ = ["OutputPerturbationClassifier", "PhasedLocalizationClassifier"]
+
+# Sensitivity factor f of the regularised minimiser with the public divisor m:
+# L / (m alpha) when a row is added or removed, 2 L / (m alpha) when one is replaced
+# (see OutputPerturbationClassifier).
+_OUTPUT_FACTOR = {"add_remove": 1.0, "replace": 2.0}
+
+# Sensitivity factor of a phase of PhasedLocalizationClassifier, in units of
+# L eta_i: neighbours differ in the content of one slot (a replacement, also under
+# add/remove, where the slots are fixed by the public size).
+_SLOT_FACTOR = 2.0
 
 # Comparator norm R of the automatic penalty (see OutputPerturbationClassifier).
 _AUTO_RADIUS = 30.0
 
-# The Huber width of the package (seed 004, Sec. V-C).
+# The Huber width of the package (Chen & Lee, Stochastic adaptive line search for
+# differentially private optimization, IEEE BigData 2020, Sec. V-C).
 _HUBER_WIDTH = 0.5
 
 
@@ -127,7 +155,7 @@ def _clip_rows(X, data_norm):
 
 
 class _BaselineClassifier(ClassifierMixin, BaseEstimator):
-    """Validation, label encoding and prediction shared by the baselines."""
+    """Validation, budget, public size, labels and prediction of the baselines."""
 
     _parameter_constraints = {
         "epsilon": [Interval(Real, 0, None, closed="neither")],
@@ -136,18 +164,60 @@ class _BaselineClassifier(ClassifierMixin, BaseEstimator):
         "data_norm": [Interval(Real, 0, None, closed="neither")],
         "fit_intercept": ["boolean"],
         "neighboring": [StrOptions({"add_remove", "replace"})],
+        "public_n_samples": [Interval(Integral, 2, None, closed="left"), None],
         "classes": ["array-like", None],
         "random_state": ["random_state"],
+        "secure_mode": ["boolean"],
     }
-
-    # The label-set logic (and its PrivacyLeakWarning) of the GD estimators.
-    _encode_labels = _BaseDPLinearClassifier._encode_labels
 
     def _check_finite(self, names):
         for name in names:
             value = getattr(self, name)
             if isinstance(value, Real) and not np.isfinite(value):
                 raise ValueError(f"{name} must be finite, got {value!r}.")
+
+    def _encode_labels(self, y):
+        """Set ``classes_``; return labels as int64 class indices.
+
+        Messages about ``y`` never name its labels (they are private when
+        ``classes`` is declared): only how many fall outside ``classes``.
+        """
+        check_classification_targets(y)
+        if self.classes is None:
+            warnings.warn(
+                "classes=None: the set of labels is read from y, so which labels are "
+                "present in the private data is not protected. Pass the public label "
+                "set as `classes` to avoid this.",
+                PrivacyLeakWarning,
+                stacklevel=4,
+            )
+            classes = np.unique(y)
+            if classes.shape[0] < 2:
+                raise ValueError(
+                    "This solver needs samples of at least 2 classes in the data, but "
+                    "the data contains only one class."
+                )
+        else:
+            declared = np.asarray(self.classes)
+            if declared.ndim != 1:
+                raise ValueError(
+                    f"classes must be one-dimensional, got shape {declared.shape}."
+                )
+            classes = np.unique(declared)
+            if classes.shape[0] != declared.shape[0]:
+                raise ValueError("classes must not contain duplicates.")
+            if classes.shape[0] < 2:
+                raise ValueError(
+                    f"classes must name at least 2 classes, got {classes.tolist()}."
+                )
+            unknown = np.setdiff1d(np.unique(y), classes)
+            if unknown.size:
+                raise ValueError(
+                    f"y contains {unknown.size} distinct label(s) that are not in "
+                    "classes (which ones is not said: y is private)."
+                )
+        self.classes_ = classes
+        return np.searchsorted(classes, y).astype(np.int64)
 
     def _validate_fit_data(self, X, y):
         X, y = validate_data(
@@ -163,22 +233,94 @@ class _BaselineClassifier(ClassifierMixin, BaseEstimator):
             X = X.copy()
             X.sum_duplicates()
         y_index = self._encode_labels(y)
-        n_samples = X.shape[0]
-        if self.delta >= 1.0 / n_samples:
+        n_outputs = 1 if self.classes_.shape[0] == 2 else self.classes_.shape[0]
+        return X, y_index, n_outputs
+
+    def _plan_budget(self):
+        """Split the GDP budget between the row count and the training mechanism.
+
+        Returns
+        -------
+        mu_train : float
+            GDP parameter left to the training mechanism.
+        count_multiplier : float or None
+            Noise multiplier of the row count, or None if no count is needed.
+        planned : tuple of GaussianSteps
+            The whole planned cost, charged to the active ledgers before any private
+            mechanism runs.
+        """
+        # Aim a hair below the budget so that the recomputed epsilon_ never exceeds it.
+        mu = gdp_mu(self.epsilon, self.delta) * (1.0 - 1e-11)
+        if not needs_count(self.neighboring, self.public_n_samples):
+            return mu, None, (GaussianSteps(1.0 / mu),)
+        z_count = count_noise_multiplier(mu)
+        # Gaussian mechanisms compose in GDP by adding mu^2 (Dong, Roth & Su 2022,
+        # Cor. 3.3): the count's (1 / z)^2 comes off the training's share.
+        mu_train = math.sqrt(mu * mu - z_count**-2)
+        return (
+            mu_train,
+            z_count,
+            (GaussianSteps(z_count), GaussianSteps(1.0 / mu_train)),
+        )
+
+    def _resolve_size(self, n_rows, count_multiplier, seed):
+        """Set ``public_n_samples_`` (running the charged count if needed); return it.
+
+        The weak-delta warning compares ``delta`` with the public size, never with
+        ``n_rows`` (whether it fires would otherwise reveal ``n``).
+        """
+        size = resolve_public_size(
+            n_rows,
+            neighboring=self.neighboring,
+            public_n_samples=self.public_n_samples,
+            noise_multiplier=count_multiplier,
+            rng=make_generator(seed, self.secure_mode),
+        )
+        m = size.n_samples
+        if self.delta >= 1.0 / m:
             warnings.warn(
-                f"delta={self.delta:g} >= 1/n_samples={1.0 / n_samples:.3g}: a "
-                "mechanism that publishes a random row meets this delta, so the "
-                "guarantee is too weak to protect individuals. Use delta << 1/n.",
+                f"delta={self.delta:g} >= 1/m={1.0 / m:.3g} (m the public size, "
+                "public_n_samples_): a mechanism that publishes a random row meets "
+                "this delta, so the guarantee is too weak to protect individuals. Use "
+                "delta << 1/m.",
                 WeakPrivacyWarning,
                 stacklevel=3,
             )
-        n_outputs = 1 if self.classes_.shape[0] == 2 else self.classes_.shape[0]
-        return X, y_index, n_outputs
+        self.public_n_samples_ = m
+        return m
+
+    def _start_fit(self):
+        """Seeds, budget split and ledger charge of a fit, before any private step.
+
+        Returns ``(mu_train, count_multiplier, count_seed, noise_seed, charge)``.
+        """
+        seed = draw_seed(self.random_state, owner=type(self).__name__)
+        count_seed, noise_seed = spawn_seeds(seed, 2)
+        mu_train, z_count, planned = self._plan_budget()
+        charge = _charge_active_ledgers(self, planned, neighboring=self.neighboring)
+        return mu_train, z_count, count_seed, noise_seed, charge
+
+    def _finish_accounting(self, mu_train_spent, count_multiplier):
+        """Set ``mu_``, ``delta_``, ``epsilon_`` and ``ledger_``."""
+        ledger = (GaussianSteps(1.0 / mu_train_spent),)
+        mu_sq = mu_train_spent**2
+        if count_multiplier is not None:
+            ledger = (GaussianSteps(count_multiplier),) + ledger
+            mu_sq += count_multiplier**-2
+        self.ledger_ = ledger
+        self.mu_ = math.sqrt(mu_sq)
+        self.delta_ = float(self.delta)
+        self.epsilon_ = gdp_epsilon(self.mu_, self.delta_)
 
     def _lipschitz(self, n_outputs):
         """``L``: per-example gradient bound in all parameters (intercept included)."""
         row = math.sqrt(float(self.data_norm) ** 2 + float(bool(self.fit_intercept)))
         return _gradient_bound(self.loss, n_outputs) * row
+
+    def __getstate__(self):
+        # Marks a copy sent to another process while a PrivacyLedger is open, so
+        # that a fit there, which the ledger could not see, is refused.
+        return _ledger_guard_state(super().__getstate__())
 
     def decision_function(self, X):
         """Decision scores ``X @ coef_.T + intercept_``.
@@ -278,14 +420,18 @@ class _BaselineClassifier(ClassifierMixin, BaseEstimator):
         return tags
 
 
-def _regularised_objective(X, y, loss, n_outputs, alpha, fit_intercept):
-    """``theta -> (F, grad F)`` of ``(1/n) sum_i l_i + alpha/2 ||theta||^2``.
+def _regularised_objective(X, y, loss, n_outputs, alpha, fit_intercept, divisor):
+    """``theta -> (F, grad F)`` of ``(1/m) sum_i l_i + alpha/2 ||theta||^2``.
 
-    ``theta`` is flat, of shape ``(K * (d + fit_intercept),)``; intercepts are
-    penalised too (strong convexity in every released coordinate).
+    ``m = divisor`` is the public size, not the number of rows: then adding a row
+    only adds the term ``l_new / m`` and leaves the others' weights alone (a
+    divisor ``n`` would reweight every row, doubling the sensitivity). ``theta`` is
+    flat, of shape ``(K * (d + fit_intercept),)``; intercepts are penalised too
+    (strong convexity in every released coordinate).
     """
-    n, d = X.shape
+    d = X.shape[1]
     width = d + int(fit_intercept)
+    divisor = float(divisor)
 
     def fun(flat):
         theta = flat.reshape(n_outputs, width)
@@ -294,11 +440,11 @@ def _regularised_objective(X, y, loss, n_outputs, alpha, fit_intercept):
             M = M + theta[:, d]
         value, R = _loss_and_residuals(M, y, loss)
         grad = np.empty_like(theta)
-        grad[:, :d] = np.asarray(X.T @ R).T / n
+        grad[:, :d] = np.asarray(X.T @ R).T / divisor
         if fit_intercept:
-            grad[:, d] = R.sum(axis=0) / n
+            grad[:, d] = R.sum(axis=0) / divisor
         grad += alpha * theta
-        return value.mean() + 0.5 * alpha * flat @ flat, grad.ravel()
+        return value.sum() / divisor + 0.5 * alpha * flat @ flat, grad.ravel()
 
     return fun
 
@@ -347,32 +493,46 @@ class OutputPerturbationClassifier(_BaselineClassifier):
 
     Solves the L2-regularised empirical risk minimisation
 
-        theta_hat = argmin (1/n) sum_i l(theta; x_i, y_i) + alpha/2 ||theta||^2
+        theta_hat = argmin (1/m) sum_i l(theta; x_i, y_i) + alpha/2 ||theta||^2
 
     non-privately (L-BFGS-B, continued by gradient descent if needed, to gradient
     norm ``tol``) over rows clipped to ``||x_i|| <= data_norm``, and releases
     ``theta_hat + N(0, sigma^2 I)`` (Chaudhuri, Monteleoni & Sarwate, JMLR 2011,
-    Alg. 1 and Thm 6; Lowy & Razaviyayn 2021, Alg. 6, the output-perturbation
-    baseline of seed 000, Sec. 5). ``theta`` holds the coefficients and the
-    intercepts; both are penalised (the objective must be ``alpha``-strongly convex in
-    every released coordinate).
+    Alg. 1 and Thm 6; Lowy & Razaviyayn 2021, Alg. 6). ``theta`` holds the
+    coefficients and the intercepts; both are penalised (the objective must be
+    ``alpha``-strongly convex in every released coordinate). The divisor ``m`` is
+    the public size ``public_n_samples_`` (see ``public_n_samples``), not the
+    private number of rows ``n``.
 
     Sensitivity: every per-example loss is ``L``-Lipschitz in ``theta`` with
     ``L = G_K sqrt(data_norm^2 + fit_intercept)`` (the intercept is one more
     coordinate fixed at 1, counted in the norm); ``G_K`` is 1 for binary problems,
     ``sqrt(2)`` for the multinomial logistic loss and ``sqrt(K)`` for the
     one-vs-rest Huber hinge with K classes (the multiclass scheme of
-    :class:`~sklearn_dpgd.DPHuberSVM`). By ``alpha``-strong convexity the exact
-    minimiser moves by at most ``L / (n alpha)`` when one row is added or removed
-    (``n`` public, as everywhere in the package) and ``2 L / (n alpha)`` when one is
-    replaced. The solver returns a point with ``||grad F|| <= tol``, within
-    ``tol / alpha`` of the minimiser, so the released point has sensitivity::
+    :class:`~sklearn_dpgd.DPHuberSVM`). Because the divisor is the public ``m``,
+    adding a row ``z`` to the data adds the single term ``l_z / m`` to the
+    objective and leaves the other rows' weights alone; summing the
+    ``alpha``-strong-convexity inequalities of the two objectives at the two
+    minimisers ``w`` and ``w'`` gives ``alpha ||w - w'||^2 <= (l_z(w) - l_z(w')) / m
+    <= L ||w - w'|| / m``, so the exact minimiser moves by at most
+    ``L / (m alpha)`` when one row is added or removed and ``2 L / (m alpha)`` when
+    one is replaced (the added term is then ``(l_z - l_y) / m``, ``2L``-Lipschitz);
+    Chaudhuri, Monteleoni & Sarwate (JMLR 2011), Lemma 7 and Cor. 8. (With the
+    divisor ``n`` the added row would also reweight the ``n`` others, which moves
+    the minimiser by up to ``2 L / ((n + 1) alpha)``, twice as far.) The solver
+    returns a point with ``||grad F|| <= tol``, within ``tol / alpha`` of the
+    minimiser (strong convexity: ``||grad F(theta)|| >= alpha ||theta - w||``), so
+    the released point has sensitivity::
 
-        sensitivity_ = f L / (n alpha) + 2 tol / alpha,   f = 1 or 2
+        sensitivity_ = f L / (m alpha) + 2 tol / alpha
 
-    and ``sigma = sensitivity_ / mu`` with ``mu = gdp_mu(epsilon, delta)``: one
-    Gaussian mechanism, ``mu``-GDP, hence exactly ``(epsilon, delta)``-DP by the
-    analytic Gaussian mechanism (Balle & Wang 2018).
+    with ``f = 1`` under add/remove-one and ``f = 2`` under replace-one, and
+    ``sigma = sensitivity_ / mu_t``: one Gaussian mechanism, ``mu_t``-GDP. Here
+    ``mu = gdp_mu(epsilon, delta)`` and ``mu_t = mu`` if ``m`` is public; if it is
+    a private count, the count is ``mu_c``-GDP with ``mu_c^2 = 0.01 mu^2`` and
+    ``mu_t = sqrt(mu^2 - mu_c^2)``. The two compose to ``mu``-GDP (Dong, Roth &
+    Su, JRSS B 2022, Cor. 3.3), hence exactly ``(epsilon, delta)``-DP by the
+    analytic Gaussian mechanism (Balle & Wang, ICML 2018).
 
     The tolerance check does not leak: the release never depends on it. A point
     meeting it always exists and is always found (gradient descent from the
@@ -397,7 +557,7 @@ class OutputPerturbationClassifier(_BaselineClassifier):
         :class:`~sklearn.preprocessing.Normalizer`) nothing changes.
     alpha : float or "auto", default="auto"
         L2 penalty, > 0 (needed: the sensitivity is ``O(1 / alpha)``). "auto" uses
-        ``alpha = L sqrt(f sqrt(p) / (n mu)) / R`` with ``p`` the number of released
+        ``alpha = L sqrt(f sqrt(p) / (m mu_t)) / R`` with ``p`` the number of released
         coordinates and ``R = 30``: the minimiser of the bound
         ``alpha R^2 / 2 + L E||noise||`` on the excess regularised risk against a
         comparator of norm ``R`` (Chaudhuri et al. 2011, Sec. 4), in public
@@ -409,6 +569,16 @@ class OutputPerturbationClassifier(_BaselineClassifier):
         Whether to fit intercepts (penalised and noised like the coefficients).
     neighboring : {"add_remove", "replace"}, default="add_remove"
         Neighbouring relation of the guarantee (``f = 1`` or ``2`` above).
+    public_n_samples : int or None, default=None
+        A number of rows declared public (>= 2), used instead of the private
+        ``n_samples`` by every rule that needs a size: the divisor ``m`` of the
+        objective (hence the sensitivity) and ``alpha="auto"``. It need not equal
+        the number of rows and is never compared with it (that comparison would
+        itself read ``n``). None: under ``neighboring="add_remove"`` the size is
+        estimated privately, by a Gaussian count charged to this fit's budget (1%
+        of ``mu**2``; the training keeps 99.5% of its ``mu``); under
+        ``"replace"`` the exact ``n_samples`` is public and used. The value used
+        is ``public_n_samples_``.
     classes : array-like of shape (n_classes,), default=None
         The public label set. If None, it is read from ``y`` and a
         :class:`~sklearn_dpgd.exceptions.PrivacyLeakWarning` is raised.
@@ -416,7 +586,17 @@ class OutputPerturbationClassifier(_BaselineClassifier):
         Gradient-norm tolerance ``g_tol`` of the solver, in [1e-12, 1); it adds
         ``2 tol / alpha`` to the sensitivity.
     random_state : int, RandomState instance or None, default=None
-        Seeds the noise.
+        Seeds the noise (and the noisy count). None draws 128 bits of fresh
+        operating-system entropy for every fit (never NumPy's global state). An int
+        or a ``RandomState`` makes the noise reproducible and therefore
+        subtractable by anyone who knows the seed, and fits that share it share
+        their noise: it is for debugging and tests only and raises a
+        :class:`~sklearn_dpgd.exceptions.PrivacyLeakWarning`.
+    secure_mode : bool, default=False
+        Draw every noise value from the operating system's cryptographically
+        secure generator with samplers that resist the floating-point attacks of
+        Mironov (CCS 2012); ``random_state`` is then ignored. Same guarantee and
+        accounting (see the privacy page, "secure_mode"); slower noise draws.
 
     Attributes
     ----------
@@ -430,6 +610,9 @@ class OutputPerturbationClassifier(_BaselineClassifier):
         Number of features seen during fit.
     feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of features seen during fit, when ``X`` has string column names.
+    public_n_samples_ : int
+        ``m``: the public size used (``public_n_samples``, ``n_samples`` under
+        ``neighboring="replace"``, or the private, noisy and charged, count).
     alpha_ : float
         The L2 penalty used.
     sensitivity_ : float
@@ -437,14 +620,17 @@ class OutputPerturbationClassifier(_BaselineClassifier):
     noise_scale_ : float
         ``sigma``: std of the Gaussian noise on each released coordinate.
     mu_ : float
-        GDP parameter spent, ``sensitivity_ / noise_scale_``.
+        GDP parameter spent by the whole fit: ``sensitivity_ / noise_scale_``,
+        composed with the count's ``mu_c`` when the size was estimated.
     epsilon_ : float
         Epsilon spent at ``delta_``.
     delta_ : float
         The delta of the guarantee.
     ledger_ : tuple of GaussianSteps
-        One Gaussian mechanism with noise multiplier ``1 / mu_``, for
-        :func:`~sklearn_dpgd.accounting.ledger_epsilon`.
+        One entry per Gaussian mechanism, for
+        :func:`~sklearn_dpgd.accounting.ledger_epsilon`: the count (noise
+        multiplier ``1 / mu_c``) when the size was estimated, then the release
+        (noise multiplier ``noise_scale_ / sensitivity_``).
 
     See Also
     --------
@@ -467,7 +653,7 @@ class OutputPerturbationClassifier(_BaselineClassifier):
     >>> clf = make_pipeline(
     ...     MinMaxScaler(), Normalizer(),
     ...     OutputPerturbationClassifier(
-    ...         epsilon=1.0, delta=1e-5, classes=[0, 1], random_state=0
+    ...         epsilon=1.0, delta=1e-5, classes=[0, 1], public_n_samples=500
     ...     ),
     ... ).fit(X, y)
     >>> bool(clf[-1].epsilon_ <= 1.0)
@@ -490,9 +676,11 @@ class OutputPerturbationClassifier(_BaselineClassifier):
         alpha="auto",
         fit_intercept=True,
         neighboring="add_remove",
+        public_n_samples=None,
         classes=None,
         tol=1e-8,
         random_state=None,
+        secure_mode=False,
     ):
         self.epsilon = epsilon
         self.delta = delta
@@ -501,9 +689,11 @@ class OutputPerturbationClassifier(_BaselineClassifier):
         self.alpha = alpha
         self.fit_intercept = fit_intercept
         self.neighboring = neighboring
+        self.public_n_samples = public_n_samples
         self.classes = classes
         self.tol = tol
         self.random_state = random_state
+        self.secure_mode = secure_mode
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
@@ -532,56 +722,68 @@ class OutputPerturbationClassifier(_BaselineClassifier):
         """
         self._check_finite(("epsilon", "data_norm", "alpha"))
         X, y_index, n_outputs = self._validate_fit_data(X, y)
-        n, d = X.shape
+        n_rows, d = X.shape
         width = d + int(self.fit_intercept)
         dim = n_outputs * width
         lipschitz = self._lipschitz(n_outputs)
-        factor = _SENSITIVITY_FACTOR[self.neighboring]
-        # Aim a hair below the budget so that the recomputed epsilon_ never exceeds it.
-        mu = gdp_mu(self.epsilon, self.delta) * (1.0 - 1e-11)
+        factor = _OUTPUT_FACTOR[self.neighboring]
+        # The whole cost is charged before the count or the solver reads the data.
+        mu, z_count, count_seed, noise_seed, charge = self._start_fit()
+        m = self._resolve_size(n_rows, z_count, count_seed)
         if self.alpha == "auto":
             alpha = (
-                lipschitz * math.sqrt(factor * math.sqrt(dim) / (n * mu)) / _AUTO_RADIUS
+                lipschitz * math.sqrt(factor * math.sqrt(dim) / (m * mu)) / _AUTO_RADIUS
             )
         else:
             alpha = float(self.alpha)
         tol = float(self.tol)
-        sensitivity = factor * lipschitz / (n * alpha) + 2.0 * tol / alpha
+        sensitivity = factor * lipschitz / (m * alpha) + 2.0 * tol / alpha
 
         Xc = _clip_rows(X, float(self.data_norm))
         fun = _regularised_objective(
-            Xc, y_index, self.loss, n_outputs, alpha, bool(self.fit_intercept)
+            Xc, y_index, self.loss, n_outputs, alpha, bool(self.fit_intercept), m
         )
         row_sq = float(self.data_norm) ** 2 + float(bool(self.fit_intercept))
-        smoothness = _margin_smoothness(self.loss, n_outputs) * row_sq + alpha
+        # Smoothness of (1/m) sum_i l_i over n rows. It depends on n, but it only
+        # sets the internal step of the fallback solver: the released point is the
+        # minimiser to within tol / alpha whatever the path, and nothing about the
+        # path (iterations, steps) is released.
+        smoothness = (
+            _margin_smoothness(self.loss, n_outputs) * row_sq * max(1.0, n_rows / m)
+            + alpha
+        )
         theta = _solve_to_tolerance(fun, dim, tol, smoothness, alpha)
 
         sigma = sensitivity / mu
         while sensitivity / sigma > mu:  # never report more than the budget
             sigma = math.nextafter(sigma, math.inf)
-        seed = check_random_state(self.random_state).randint(0, 2**32, dtype=np.uint64)
-        theta = theta + sigma * np.random.default_rng(seed).standard_normal(dim)
+        rng = make_generator(noise_seed, self.secure_mode)
+        theta = theta + sigma * np.asarray(rng.standard_normal(dim), dtype=float)
         self._set_model(theta.reshape(n_outputs, width), X.dtype, d)
         self.alpha_ = alpha
         self.sensitivity_ = sensitivity
         self.noise_scale_ = sigma
-        self.mu_ = sensitivity / sigma
-        self.delta_ = float(self.delta)
-        self.epsilon_ = gdp_epsilon(self.mu_, self.delta_)
-        self.ledger_ = (GaussianSteps(sigma / sensitivity),)
+        self._finish_accounting(sensitivity / sigma, z_count)
+        charge.settle(self.ledger_)
         return self
 
 
 def _one_pass_sgd(X, y, rows, loss, theta, eta, fit_intercept):
     """Average of the iterates of one-pass SGD over ``rows`` from ``theta`` (copied).
 
-    ``theta`` has shape (K, d + fit_intercept). Non-private: the caller adds noise.
+    ``theta`` has shape (K, d + fit_intercept). A row index of -1 is an empty slot:
+    no step (a zero gradient), but its iterate still counts in the average, which is
+    therefore always over the phase's public planned size. Non-private: the caller
+    adds noise.
     """
     d = X.shape[1]
     theta = theta.copy()
     average = np.zeros_like(theta)
     sparse = sp.issparse(X)
     for t, i in enumerate(rows):
+        if i < 0:
+            average += (theta - average) / (t + 1)
+            continue
         if sparse:
             lo, hi = X.indptr[i], X.indptr[i + 1]
             cols, values = X.indices[lo:hi], X.data[lo:hi]
@@ -606,14 +808,19 @@ def _one_pass_sgd(X, y, rows, loss, theta, eta, fit_intercept):
 class PhasedLocalizationClassifier(_BaselineClassifier):
     """Linear classifier with differential privacy by phased output perturbation.
 
-    The localization algorithm of Feldman, Koren & Talwar (STOC 2020, Sec. 4; seed
-    002; ``../shared/algorithms.md``, Baselines): ``k = ceil(log2 n)`` phases on
-    disjoint parts of a random permutation of the rows, phase ``i`` taking
-    ``n_i = floor(n / 2^i)`` rows. Phase ``i`` runs one pass of (non-private) SGD
-    with step ``eta_i = learning_rate / 4^(i-1)`` over its rows, started at the
-    previous phase's output, and releases the average of its iterates plus Gaussian
-    noise of std ``sigma_i = Delta_i / mu``, ``mu = gdp_mu(epsilon, delta)``. The
-    model is the last phase's output. Phases whose ``n_i`` is 0 are skipped.
+    The localization algorithm of Feldman, Koren & Talwar (STOC 2020, Sec. 4,
+    Alg. 3): ``k = ceil(log2 m)`` phases, phase ``i`` owning ``n_i = floor(m / 2^i)``
+    slots, where ``m`` is the public size ``public_n_samples_`` (see
+    ``public_n_samples``), never the private number of rows ``n``. The rows are
+    placed into the ``S = sum_i n_i`` slots by a uniformly random injection: if
+    ``n >= S``, ``S`` distinct rows drawn uniformly at random in a random order fill
+    them (the other rows are unused); if ``n < S``, the rows go to distinct random
+    slots and the others stay empty. Phase ``i`` runs one pass of (non-private) SGD
+    with step ``eta_i = learning_rate / 4^(i-1)`` over its slots (an empty slot is
+    a zero step), started at the previous phase's output, and releases the average
+    of its ``n_i`` iterates plus Gaussian noise of std ``sigma_i = Delta_i /
+    mu_t``. The model is the last phase's output. Phases whose ``n_i`` is 0 are
+    skipped.
 
     Assumptions and guarantee. Rows are clipped to ``||x_i|| <= data_norm`` and the
     intercept is one more coordinate fixed at 1, so each per-example loss is convex,
@@ -621,20 +828,31 @@ class PhasedLocalizationClassifier(_BaselineClassifier):
     in :class:`OutputPerturbationClassifier`) and ``beta``-smooth with ``beta = c
     (data_norm^2 + fit_intercept)``, ``c`` the curvature of the loss in the margins
     (1/4 binary logistic, 1/2 softmax, 1 hinge with ``h = 0.5``). With
-    ``eta_1 <= 2 / beta`` every SGD step is a contraction (seed 002, Prop. 2.10), so
-    changing one row of a phase moves that phase's average iterate by at most
-    ``Delta_i = f L eta_i`` (``f = 1`` add/remove-one with ``n`` public, the removed
-    row's step taking a zero gradient; ``f = 2`` replace-one): uniform stability of
-    one-pass SGD (Hardt, Recht & Singer 2016). Each row is used in exactly one
-    phase and a phase sees the data of no other phase, only the earlier *noisy*
-    outputs; so for neighbours differing in a row of phase ``j``, the earlier phases
-    are identically distributed, phase ``j`` is one Gaussian mechanism of
-    sensitivity ``Delta_j`` and noise ``Delta_j / mu`` (``mu``-GDP), and the later
-    phases are post-processing. The whole run is ``mu``-GDP (parallel composition:
-    the maximum over phases, not the sum), hence exactly ``(epsilon, delta)``-DP by
-    the analytic Gaussian mechanism. The bounded domain of the paper's utility
-    analysis (diameter ``D = 2 radius``) enters only the automatic step size; the
-    privacy guarantee needs no projection.
+    ``eta_1 <= 2 / beta`` every SGD step is non-expansive (Hardt, Recht & Singer,
+    ICML 2016, Lemma 3.7), so changing the content of one slot of a phase (a row
+    for another, or an empty slot for a row) moves that phase's average iterate by
+    at most ``Delta_i = 2 L eta_i`` (ibid., Thm 3.8: the two gradient steps at that
+    slot differ by at most ``2 L eta_i``, and later steps do not expand the gap).
+    Neighbours change exactly one slot: under replace-one, the replaced row's slot;
+    under add/remove-one, the slots are fixed by ``m``, so an added row can only
+    take a slot from another row or an empty slot. Formally, the random injections
+    of ``D`` and of ``D`` plus a row ``z`` can be coupled so that the two
+    assignments differ in one slot at most (put ``z`` into a uniformly random slot
+    with probability ``S / (n + 1)`` if ``n >= S``, into a uniformly random empty
+    slot otherwise; both marginals are then uniform). For a pair of assignments
+    differing in a slot of phase ``j``, the earlier phases are identically
+    distributed, phase ``j`` is one Gaussian mechanism of sensitivity ``Delta_j``
+    and noise ``Delta_j / mu_t`` (``mu_t``-GDP), and the later phases are
+    post-processing; by the joint convexity of the hockey-stick divergence the
+    mixture over the coupling keeps the ``mu_t``-GDP privacy profile. The phases
+    thus compose in parallel (the maximum over phases, not the sum). Here ``mu =
+    gdp_mu(epsilon, delta)`` and ``mu_t = mu`` if ``m`` is public; if it is a
+    private count, the count is ``mu_c``-GDP with ``mu_c^2 = 0.01 mu^2`` and ``mu_t
+    = sqrt(mu^2 - mu_c^2)``; the whole fit is ``mu``-GDP (Dong, Roth & Su, JRSS B
+    2022, Cor. 3.3), hence exactly ``(epsilon, delta)``-DP by the analytic Gaussian
+    mechanism. The bounded domain of the paper's utility analysis (diameter ``D =
+    2 radius``) enters only the automatic step size; the privacy guarantee needs no
+    projection.
 
     Parameters
     ----------
@@ -654,7 +872,7 @@ class PhasedLocalizationClassifier(_BaselineClassifier):
         holdout accuracy over epsilon in {0.1, 0.4, 1.6}), never its test split.
     learning_rate : float or "auto", default="auto"
         Step ``eta_1`` of the first phase, > 0 and at most ``2 / beta``. "auto":
-        ``eta_1 = min((D / L) min(1 / sqrt(n_1), mu / (f sqrt(p))), 2 / beta)``,
+        ``eta_1 = min((D / L) min(1 / sqrt(n_1), mu_t / (2 sqrt(p))), 2 / beta)``,
         ``p`` the number of parameters: the step of one-pass SGD balancing
         ``D^2 / (eta n_1)`` against ``eta L^2`` (Feldman, Koren & Talwar 2020,
         Sec. 4, with ``1 / sqrt(n)``), capped so that the first phase's noise
@@ -662,12 +880,34 @@ class PhasedLocalizationClassifier(_BaselineClassifier):
     fit_intercept : bool, default=True
         Whether to fit intercepts (updated and noised like the coefficients).
     neighboring : {"add_remove", "replace"}, default="add_remove"
-        Neighbouring relation of the guarantee (``f = 1`` or ``2`` above).
+        Neighbouring relation of the guarantee (the sensitivity is ``2 L eta_i``
+        under both, see above).
+    public_n_samples : int or None, default=None
+        A number of rows declared public (>= 2), used instead of the private
+        ``n_samples`` by every rule that needs a size: the phase sizes, the
+        averaging divisors and ``learning_rate="auto"``. It need not equal the
+        number of rows and is never compared with it (that comparison would itself
+        read ``n``). None: under ``neighboring="add_remove"`` the size is estimated
+        privately, by a Gaussian count charged to this fit's budget (1% of
+        ``mu**2``; the training keeps 99.5% of its ``mu``); under ``"replace"`` the
+        exact ``n_samples`` is public and used. The value used is
+        ``public_n_samples_``.
     classes : array-like of shape (n_classes,), default=None
         The public label set. If None, it is read from ``y`` and a
         :class:`~sklearn_dpgd.exceptions.PrivacyLeakWarning` is raised.
     random_state : int, RandomState instance or None, default=None
-        Seeds the permutation of the rows and the noise.
+        Seeds the placement of the rows, the noise and the noisy count. None draws
+        128 bits of fresh operating-system entropy for every fit (never NumPy's
+        global state). An int or a ``RandomState`` makes the noise reproducible and
+        therefore subtractable by anyone who knows the seed, and fits that share it
+        share their noise: it is for debugging and tests only and raises a
+        :class:`~sklearn_dpgd.exceptions.PrivacyLeakWarning`.
+    secure_mode : bool, default=False
+        Draw every noise value (and the placement of the rows) from the operating
+        system's cryptographically secure generator with samplers that resist the
+        floating-point attacks of Mironov (CCS 2012); ``random_state`` is then
+        ignored. Same guarantee and accounting (see the privacy page,
+        "secure_mode"); slower noise draws.
 
     Attributes
     ----------
@@ -681,21 +921,31 @@ class PhasedLocalizationClassifier(_BaselineClassifier):
         Number of features seen during fit.
     feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of features seen during fit, when ``X`` has string column names.
+    public_n_samples_ : int
+        ``m``: the public size used (``public_n_samples``, ``n_samples`` under
+        ``neighboring="replace"``, or the private, noisy and charged, count).
     phase_sizes_ : ndarray of shape (n_phases,)
-        ``n_i``, rows used by each phase (a function of ``n`` only).
+        ``n_i``, slots of each phase (a function of ``m`` only).
     learning_rates_ : ndarray of shape (n_phases,)
         ``eta_i`` of each phase.
     sensitivities_ : ndarray of shape (n_phases,)
-        ``Delta_i = f L eta_i``.
+        ``Delta_i = 2 L eta_i``.
     noise_scales_ : ndarray of shape (n_phases,)
-        ``sigma_i = Delta_i / mu``: noise std on each coordinate of phase ``i``.
+        ``sigma_i = Delta_i / mu_t``: noise std on each coordinate of phase ``i``.
     mu_ : float
-        GDP parameter of the run (the maximum over phases of
-        ``sensitivities_ / noise_scales_``).
+        GDP parameter of the whole fit: the maximum over phases of
+        ``sensitivities_ / noise_scales_``, composed with the count's ``mu_c`` when
+        the size was estimated.
     epsilon_ : float
         Epsilon spent at ``delta_``.
     delta_ : float
         The delta of the guarantee.
+    ledger_ : tuple of GaussianSteps
+        One entry per Gaussian mechanism, for
+        :func:`~sklearn_dpgd.accounting.ledger_epsilon`: the count (noise
+        multiplier ``1 / mu_c``) when the size was estimated, then the phases
+        (parallel composition: one entry, the smallest of
+        ``noise_scales_ / sensitivities_``).
 
     Raises
     ------
@@ -716,11 +966,11 @@ class PhasedLocalizationClassifier(_BaselineClassifier):
     >>> clf = make_pipeline(
     ...     MinMaxScaler(), Normalizer(),
     ...     PhasedLocalizationClassifier(
-    ...         epsilon=1.0, delta=1e-5, classes=[0, 1], random_state=0
+    ...         epsilon=1.0, delta=1e-5, classes=[0, 1], public_n_samples=500
     ...     ),
     ... ).fit(X, y)
     >>> clf[-1].phase_sizes_[:3].tolist()
-    [284, 142, 71]
+    [250, 125, 62]
     """
 
     _parameter_constraints = {
@@ -743,8 +993,10 @@ class PhasedLocalizationClassifier(_BaselineClassifier):
         learning_rate="auto",
         fit_intercept=True,
         neighboring="add_remove",
+        public_n_samples=None,
         classes=None,
         random_state=None,
+        secure_mode=False,
     ):
         self.epsilon = epsilon
         self.delta = delta
@@ -754,8 +1006,10 @@ class PhasedLocalizationClassifier(_BaselineClassifier):
         self.learning_rate = learning_rate
         self.fit_intercept = fit_intercept
         self.neighboring = neighboring
+        self.public_n_samples = public_n_samples
         self.classes = classes
         self.random_state = random_state
+        self.secure_mode = secure_mode
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
@@ -782,46 +1036,49 @@ class PhasedLocalizationClassifier(_BaselineClassifier):
         """
         self._check_finite(("epsilon", "data_norm", "radius", "learning_rate"))
         X, y_index, n_outputs = self._validate_fit_data(X, y)
-        n, d = X.shape
+        n_rows, d = X.shape
         fit_intercept = bool(self.fit_intercept)
         width = d + int(fit_intercept)
         n_params = n_outputs * width
         lipschitz = self._lipschitz(n_outputs)
         row_sq = float(self.data_norm) ** 2 + float(fit_intercept)
         beta = _margin_smoothness(self.loss, n_outputs) * row_sq
-        factor = _SENSITIVITY_FACTOR[self.neighboring]
-        # Aim a hair below the budget so that the recomputed epsilon_ never exceeds it.
-        mu = gdp_mu(self.epsilon, self.delta) * (1.0 - 1e-11)
+        if self.learning_rate != "auto" and float(self.learning_rate) > 2.0 / beta:
+            raise ValueError(
+                f"learning_rate={float(self.learning_rate):g} exceeds 2 / beta = "
+                f"{2.0 / beta:g}: the SGD steps would not be contractions and the "
+                "sensitivity bound would not hold."
+            )
+        # The whole cost is charged before the count or the phases read the data.
+        mu, z_count, count_seed, noise_seed, charge = self._start_fit()
+        m = self._resolve_size(n_rows, z_count, count_seed)
 
-        k = math.ceil(math.log2(n))
-        sizes = np.array([n >> i for i in range(1, k + 1)], dtype=np.int64)
+        k = math.ceil(math.log2(m))
+        sizes = np.array([m >> i for i in range(1, k + 1)], dtype=np.int64)
         sizes = sizes[sizes > 0]
         if self.learning_rate == "auto":
             diameter = 2.0 * float(self.radius)
             eta = (diameter / lipschitz) * min(
-                1.0 / math.sqrt(sizes[0]), mu / (factor * math.sqrt(n_params))
+                1.0 / math.sqrt(sizes[0]),
+                mu / (_SLOT_FACTOR * math.sqrt(n_params)),
             )
             eta = min(eta, 2.0 / beta)
         else:
             eta = float(self.learning_rate)
-            if eta > 2.0 / beta:
-                raise ValueError(
-                    f"learning_rate={eta:g} exceeds 2 / beta = {2.0 / beta:g}: the "
-                    "SGD steps would not be contractions and the sensitivity bound "
-                    "would not hold."
-                )
         etas = eta / 4.0 ** np.arange(sizes.shape[0])
-        sensitivities = factor * lipschitz * etas
+        sensitivities = _SLOT_FACTOR * lipschitz * etas
         sigmas = sensitivities / mu
         while np.max(sensitivities / sigmas) > mu:
             sigmas = np.nextafter(sigmas, np.inf)
 
         Xc = _clip_rows(X, float(self.data_norm))
-        seed = check_random_state(self.random_state).randint(
-            0, 2**32, size=4, dtype=np.uint64
-        )
-        rng = np.random.default_rng(seed)
-        order = rng.permutation(n)
+        rng = make_generator(noise_seed, self.secure_mode)
+        n_slots = int(sizes.sum())
+        # A uniformly random injection of the rows into the slots (or of the slots
+        # into the rows): slot s holds row order[s], or nothing if order[s] >= n.
+        order = np.asarray(rng.permutation(max(n_rows, n_slots)), dtype=np.int64)
+        order = order[:n_slots]
+        order[order >= n_rows] = -1
         theta = np.zeros((n_outputs, width))
         start = 0
         for size, eta_i, sigma_i in zip(sizes, etas, sigmas, strict=True):
@@ -830,14 +1087,14 @@ class PhasedLocalizationClassifier(_BaselineClassifier):
             theta = _one_pass_sgd(
                 Xc, y_index, rows, self.loss, theta, eta_i, fit_intercept
             )
-            theta = theta + sigma_i * rng.standard_normal(theta.shape)
+            noise = np.asarray(rng.standard_normal(theta.size), dtype=float)
+            theta = theta + sigma_i * noise.reshape(theta.shape)
 
         self._set_model(theta, X.dtype, d)
         self.phase_sizes_ = sizes
         self.learning_rates_ = etas
         self.sensitivities_ = sensitivities
         self.noise_scales_ = sigmas
-        self.mu_ = float(np.max(sensitivities / sigmas))
-        self.delta_ = float(self.delta)
-        self.epsilon_ = gdp_epsilon(self.mu_, self.delta_)
+        self._finish_accounting(float(np.max(sensitivities / sigmas)), z_count)
+        charge.settle(self.ledger_)
         return self

@@ -1,5 +1,6 @@
 """Differentially private linear classifiers trained by noisy gradient descent."""
 
+import copy
 import math
 import warnings
 from numbers import Integral, Real
@@ -8,7 +9,6 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import expit, log_expit, log_softmax, softmax
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
-from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -16,20 +16,22 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from . import _losses
 from ._dask import check_fit_data, is_dask_collection, map_rows
 from ._oracle import PrivateGradientOracle
+from ._public_size import count_noise_multiplier, needs_count, resolve_public_size
+from ._randomness import draw_seed, make_generator
+from ._snowball import fit_snowball
 from ._solver import noisy_gradient_descent
 from .accounting import (
     EpsilonDeltaRecord,
     GaussianPrivacyFilter,
+    GaussianSteps,
     RdpPrivacyFilter,
     _charge_active_ledgers,
     _ledger_guard_state,
-    compress_ledger,
     gdp_epsilon,
     gdp_mu,
-    gdp_mu_from_noise_multipliers,
     ledger_epsilon,
 )
-from .exceptions import PrivacyLeakWarning, WeakPrivacyWarning
+from .exceptions import BudgetExhaustedError, PrivacyLeakWarning, WeakPrivacyWarning
 from .schedules import (
     MAX_HORIZON,
     AdaptiveSchedule,
@@ -194,11 +196,12 @@ class _BaseDPLinearClassifier(ClassifierMixin, BaseEstimator):
             classes = np.unique(declared)
             if classes.shape[0] != declared.shape[0]:
                 raise ValueError("classes must not contain duplicates.")
-            unknown = np.setdiff1d(np.unique(y), classes)
-            if unknown.size:
+            # The message names no label of y: which labels occur is private.
+            if not np.all(np.isin(y, classes)):
                 raise ValueError(
-                    f"y contains labels {unknown.tolist()} that are not in classes="
-                    f"{classes.tolist()}."
+                    "y contains labels that are not in classes="
+                    f"{classes.tolist()} (the labels are not shown: they are "
+                    "private data)."
                 )
         if classes.shape[0] < 2:
             raise ValueError(
@@ -297,72 +300,62 @@ class _BaseDPLinearClassifier(ClassifierMixin, BaseEstimator):
             X, y_index = check_fit_data(self, X, y)
         else:
             X, y_index = self._validate_fit_data(X, y)
-        n_samples, n_features = X.shape
+        n_rows, n_features = X.shape
         n_outputs = 1 if self.classes_.shape[0] == 2 else self.classes_.shape[0]
-        normalized = self._resolve_normalize_steps(n_outputs)
-        self.clip_norm_ = self._resolve_clip_norm(
-            normalized, n_samples, n_features, n_outputs
-        )
         initial = self._initial_point(coef_init, intercept_init, n_outputs, n_features)
-        if self.delta >= 1.0 / n_samples:
-            warnings.warn(
-                f"delta={self.delta:g} >= 1/n_samples={1.0 / n_samples:.3g}: a "
-                "mechanism that publishes a random row meets this delta, so the "
-                "guarantee is too weak to protect individuals. Use delta << 1/n.",
-                WeakPrivacyWarning,
-                stacklevel=2,
-            )
-        if self.solver == "snowball":  # its own plan and accounting: _snowball.py
-            from ._snowball import fit_snowball
-
-            if is_dask_collection(X):
-                raise TypeError(
-                    "solver='snowball' visits rows by index and needs in-memory "
-                    "(NumPy or CSR) data; use solver='gd' for dask arrays."
-                )
-            if initial is not None:
-                raise ValueError(
-                    "coef_init and intercept_init are not supported by "
-                    "solver='snowball' (its analysis starts from zero); use "
-                    "solver='gd'."
-                )
-
-            # The plan spends at most (epsilon, delta); an open PrivacyLedger
-            # records that before any data is read, or refuses the fit.
-            guarantee = EpsilonDeltaRecord(float(self.epsilon), float(self.delta))
-            ledger_charge = _charge_active_ledgers(
-                self, guarantee, neighboring=self.neighboring
-            )
-            fit_snowball(self, X, y_index, n_outputs)
-            ledger_charge.settle(guarantee)
-            return self
+        seed = draw_seed(self.random_state, owner=type(self).__name__)
+        if self.solver == "snowball":
+            return self._fit_snowball(X, y_index, n_outputs, initial, seed)
 
         self.schedule_ = self._resolve_schedule()
         adaptive = isinstance(self.schedule_, AdaptiveSchedule)
+        self._check_sampling(adaptive)
+        mu = gdp_mu(self.epsilon, self.delta)
+        count = needs_count(self.neighboring, self.public_n_samples)
+        z_count = count_noise_multiplier(mu) if count else None
+        # The whole cost is known now, before any data is read (the count of the
+        # rows included): an open PrivacyLedger records it here, or refuses the
+        # fit if over its cap. Full-batch Gaussian steps compose exactly in GDP,
+        # so one step of noise multiplier 1/mu has the same privacy profile as the
+        # run; other runs are recorded by the guarantee their filter enforces.
+        planned = (
+            (GaussianSteps(1.0 / mu),)
+            if not adaptive and self.batch_size is None
+            else EpsilonDeltaRecord(float(self.epsilon), float(self.delta))
+        )
+        ledger_charge = _charge_active_ledgers(
+            self, planned, neighboring=self.neighboring
+        )
+        rng = make_generator(seed, self.secure_mode)
+        size = resolve_public_size(
+            n_rows,
+            neighboring=self.neighboring,
+            public_n_samples=self.public_n_samples,
+            noise_multiplier=z_count,
+            rng=rng,
+        )
+        # From here on only the public size m is used; n_rows is never read again.
+        m = self.public_n_samples_ = size.n_samples
+        self._warn_weak_delta(m)
+        normalized = self._resolve_normalize_steps(n_outputs)
+        self.clip_norm_ = self._resolve_clip_norm(normalized, m, n_features, n_outputs)
         sampling_rate = self.schedule_.sampling_rate if adaptive else 1.0
-        if adaptive and self.batch_size is not None:
-            raise ValueError(
-                "batch_size must be None with an adaptive schedule, which sets its "
-                "own sampling (e.g. LineSearchSchedule(sampling_rate=...))."
-            )
-        if sampling_rate < 1.0 and self.neighboring == "replace":
-            raise ValueError(
-                "Poisson subsampling is accounted for under add/remove-one "
-                "neighbouring only; use neighboring='add_remove'."
-            )
         if self.batch_size is not None:
-            if self.neighboring == "replace":
-                raise ValueError(
-                    "batch_size (Poisson subsampling) is accounted for under "
-                    "add/remove-one neighbouring only; use neighboring='add_remove'."
-                )
-            sampling_rate = min(1.0, self.batch_size / n_samples)
+            sampling_rate = min(1.0, self.batch_size / m)
+        full_batch = not adaptive and sampling_rate >= 1.0
         sensitivity = _SENSITIVITY_FACTOR[self.neighboring] * self.clip_norm_
         margin_smoothness, initial_loss = self._loss_constants(n_outputs)
+        # Full-batch and minibatch runs train on what the count left of the budget
+        # (adaptive runs charge the count to their own filter, which then stops
+        # them within the whole budget).
+        epsilon_train = float(self.epsilon)
+        if count and not adaptive:
+            mu_train = math.sqrt(mu * mu - z_count**-2)
+            epsilon_train = gdp_epsilon(mu_train, self.delta)
         context = ScheduleContext(
-            epsilon=float(self.epsilon),
+            epsilon=epsilon_train,
             delta=float(self.delta),
-            n_samples=n_samples,
+            n_samples=m,
             n_features=n_features,
             n_outputs=n_outputs,
             fit_intercept=bool(self.fit_intercept),
@@ -373,29 +366,111 @@ class _BaseDPLinearClassifier(ClassifierMixin, BaseEstimator):
             initial_loss=initial_loss,
             sampling_rate=sampling_rate,
         )
-
-        seed = check_random_state(self.random_state).randint(
-            0, 2**32, size=4, dtype=np.uint64
-        )
+        oracle_args = (X, y_index, n_outputs, sensitivity, rng, m, sampling_rate)
         if adaptive:
-            return self._fit_adaptive(
-                X, y_index, n_outputs, sensitivity, context, seed, initial
-            )
-        if self.max_iter == "auto":
-            n_steps = self.schedule_.horizon(context) or auto_max_iter(
-                self.epsilon,
-                self.delta,
-                n_samples,
-                n_features,
-                n_outputs=n_outputs,
-                neighboring=self.neighboring,
-                fit_intercept=self.fit_intercept,
-                horizon_factor=self._horizon_factor
-                if normalized
-                else self._gradient_horizon_factor,
-            )
+            self._fit_adaptive(oracle_args, context, initial, z_count)
+            ledger_charge.settle(planned)
+            return self
+
+        n_steps = self._n_steps(context, normalized)
+        noise_multipliers, learning_rates, normalize_steps = self._plan(
+            n_steps, context, normalized
+        )
+        if full_batch:
+            privacy_filter = GaussianPrivacyFilter(mu)
+            if count:
+                privacy_filter.charge(z_count)
         else:
-            n_steps = int(self.max_iter)
+            privacy_filter = RdpPrivacyFilter(self.epsilon, self.delta)
+            if count:
+                privacy_filter.charge(z_count, 1.0)
+            noise_multipliers, learning_rates = self._reserve_subsampled(
+                privacy_filter, noise_multipliers, learning_rates, sampling_rate
+            )
+        oracle = self._make_oracle(*oracle_args, privacy_filter)
+        coef, intercept, n_iter = noisy_gradient_descent(
+            oracle,
+            noise_multipliers=noise_multipliers,
+            learning_rates=learning_rates,
+            alpha=float(self.alpha),
+            momentum=float(self.momentum),
+            average=float(self.average),
+            normalize_steps=normalize_steps,
+            initial=initial,
+            verbose=self.verbose,
+        )
+
+        self._set_coef(coef, intercept, X.dtype, n_outputs)
+        self.n_iter_ = n_iter
+        self.learning_rates_ = learning_rates
+        # The count (if any) is the filter's first record: in ledger_, not in the
+        # per-step noise multipliers.
+        self.noise_multipliers_ = privacy_filter.noise_multipliers[int(count) :]
+        self.ledger_ = privacy_filter.ledger
+        ledger_charge.settle(self.ledger_)
+        self.delta_ = float(self.delta)
+        if full_batch:
+            self.mu_ = privacy_filter.mu_spent
+            self.epsilon_ = gdp_epsilon(self.mu_, self.delta_)
+        else:
+            # No closed form for subsampled steps: RDP (an upper bound, the one the
+            # filter enforced) or, on request, the tighter PLD.
+            self.mu_ = None
+            self.epsilon_ = (
+                privacy_filter.epsilon_spent
+                if self.accountant == "rdp"
+                # Both are upper bounds, so their minimum is one too.
+                else min(
+                    privacy_filter.epsilon_spent,
+                    ledger_epsilon(self.ledger_, self.delta_, accountant="pld"),
+                )
+            )
+        return self
+
+    def _warn_weak_delta(self, public_size):
+        if self.delta >= 1.0 / public_size:
+            warnings.warn(
+                f"delta={self.delta:g} >= 1/public_n_samples_={1.0 / public_size:.3g}"
+                ": a mechanism that publishes a random row meets this delta, so the "
+                "guarantee is too weak to protect individuals. Use delta << 1/n.",
+                WeakPrivacyWarning,
+                stacklevel=3,
+            )
+
+    def _check_sampling(self, adaptive):
+        """Refuse sampling settings the accounting does not cover (public checks)."""
+        sampling = self.schedule_.sampling_rate < 1.0 if adaptive else False
+        if adaptive and self.batch_size is not None:
+            raise ValueError(
+                "batch_size must be None with an adaptive schedule, which sets its "
+                "own sampling (e.g. LineSearchSchedule(sampling_rate=...))."
+            )
+        if (sampling or self.batch_size is not None) and self.neighboring == "replace":
+            raise ValueError(
+                "Poisson subsampling (batch_size, or an adaptive schedule's "
+                "sampling_rate) is accounted for under add/remove-one neighbouring "
+                "only; use neighboring='add_remove'."
+            )
+
+    def _n_steps(self, context, normalized):
+        """The horizon: the parameter, the schedule's, or the "auto" rule."""
+        if self.max_iter != "auto":
+            return int(self.max_iter)
+        return self.schedule_.horizon(context) or auto_max_iter(
+            context.epsilon,
+            context.delta,
+            context.n_samples,
+            context.n_features,
+            n_outputs=context.n_outputs,
+            neighboring=self.neighboring,
+            fit_intercept=self.fit_intercept,
+            horizon_factor=self._horizon_factor
+            if normalized
+            else self._gradient_horizon_factor,
+        )
+
+    def _plan(self, n_steps, context, normalized):
+        """Noise multipliers and step sizes of a data-independent schedule."""
         noise_multipliers, learning_rates = self.schedule_.plan(n_steps, context)
         noise_multipliers = np.asarray(noise_multipliers, dtype=float)
         n_run = noise_multipliers.shape[0]
@@ -417,59 +492,45 @@ class _BaseDPLinearClassifier(ClassifierMixin, BaseEstimator):
                 f"schedule learning rates must be positive with shape ({n_run},), "
                 f"got shape {learning_rates.shape}."
             )
+        return noise_multipliers, learning_rates, normalize_steps
 
-        if sampling_rate < 1.0:
-            privacy_filter = RdpPrivacyFilter(self.epsilon, self.delta)
-            # Approve the whole data-independent plan before any data is read.
-            privacy_filter.reserve(noise_multipliers, sampling_rate)
-        else:
-            privacy_filter = GaussianPrivacyFilter(gdp_mu(self.epsilon, self.delta))
-        # The whole cost is known now, before any data is read: an open
-        # PrivacyLedger records it here, or refuses the fit if over its cap.
-        ledger_charge = _charge_active_ledgers(
-            self,
-            compress_ledger(noise_multipliers, sampling_rate),
-            neighboring=self.neighboring,
-        )
-        oracle = self._make_oracle(
-            X, y_index, n_outputs, sensitivity, privacy_filter, seed, sampling_rate
-        )
-        coef, intercept, n_iter = noisy_gradient_descent(
-            oracle,
-            noise_multipliers=noise_multipliers,
-            learning_rates=learning_rates,
-            alpha=float(self.alpha),
-            momentum=float(self.momentum),
-            average=float(self.average),
-            normalize_steps=normalize_steps,
-            initial=initial,
-            verbose=self.verbose,
-        )
+    def _reserve_subsampled(
+        self, privacy_filter, noise_multipliers, learning_rates, sampling_rate
+    ):
+        """Approve a minibatch plan in the Rényi filter that already holds the count.
 
-        self._set_coef(coef, intercept, X.dtype, n_outputs)
-        self.n_iter_ = n_iter
-        self.learning_rates_ = learning_rates
-        self.noise_multipliers_ = privacy_filter.noise_multipliers
-        self.ledger_ = privacy_filter.ledger
-        ledger_charge.settle(self.ledger_)
-        self.delta_ = float(self.delta)
-        if sampling_rate < 1.0:
-            # No closed form for subsampled steps: RDP (an upper bound, the one the
-            # filter enforced) or, on request, the tighter PLD.
-            self.mu_ = None
-            self.epsilon_ = (
-                privacy_filter.epsilon_spent
-                if self.accountant == "rdp"
-                # Both are upper bounds, so their minimum is one too.
-                else min(
-                    privacy_filter.epsilon_spent,
-                    ledger_epsilon(self.ledger_, self.delta_, accountant="pld"),
-                )
-            )
+        The plan was calibrated to the GDP-equivalent share of the budget the
+        count left. Rényi composition of the count's curve with the subsampled
+        steps' is not additive in epsilon, so the plan is adjusted if needed until the
+        filter accepts it, on trial copies of the filter (public work only:
+        nothing has been read but the noisy count). A calibrated profile is
+        rescaled (the noise multipliers times one common factor); a plan whose
+        levels are absolute and whose length the budget sets (``PURSchedule``)
+        loses its last steps.
+        """
+
+        def accepted(z):
+            try:
+                copy.deepcopy(privacy_filter).reserve(z, sampling_rate)
+            except BudgetExhaustedError:
+                return False
+            return True
+
+        if type(self.schedule_).plan is not NoiseSchedule.plan:
+            n_run = noise_multipliers.shape[0]
+            while n_run > 1 and not accepted(noise_multipliers[:n_run]):
+                n_run -= 1
+            z, learning_rates = noise_multipliers[:n_run], learning_rates[:n_run]
         else:
-            self.mu_ = gdp_mu_from_noise_multipliers(self.noise_multipliers_)
-            self.epsilon_ = gdp_epsilon(self.mu_, self.delta_)
-        return self
+            # Usually accepted at once, a little under the budget (the count's
+            # curve is linear in the order, the steps' is not); otherwise the
+            # noise grows by 0.2% until it is. Each check is one Rényi evaluation
+            # of the whole plan, so no exact root is sought.
+            z = noise_multipliers
+            while not accepted(z):
+                z = z * 1.002
+        privacy_filter.reserve(z, sampling_rate)
+        return z, learning_rates
 
     def _learning_rate(self, n_steps, context, normalize_steps):
         """The step size: the parameter, or the noisy-radius rule for "auto".
@@ -497,7 +558,7 @@ class _BaseDPLinearClassifier(ClassifierMixin, BaseEstimator):
         )
 
     def _make_oracle(
-        self, X, y_index, n_outputs, sensitivity, privacy_filter, seed, sampling_rate
+        self, X, y_index, n_outputs, sensitivity, rng, m, sampling_rate, privacy_filter
     ):
         return PrivateGradientOracle(
             X,
@@ -509,7 +570,8 @@ class _BaseDPLinearClassifier(ClassifierMixin, BaseEstimator):
             sensitivity=sensitivity,
             fit_intercept=bool(self.fit_intercept),
             privacy_filter=privacy_filter,
-            rng=np.random.default_rng(seed),
+            rng=rng,
+            public_n_samples=m,
             sampling_rate=sampling_rate,
         )
 
@@ -519,24 +581,12 @@ class _BaseDPLinearClassifier(ClassifierMixin, BaseEstimator):
             intercept if self.fit_intercept else np.zeros(n_outputs)
         ).astype(dtype)
 
-    def _fit_adaptive(self, X, y_index, n_outputs, sensitivity, context, seed, initial):
+    def _fit_adaptive(self, oracle_args, context, initial, z_count):
         """Run an adaptive strategy under its Rényi filter; set fitted attributes."""
         privacy_filter = self.schedule_.make_filter(context)
-        # An adaptive run's cost is known in advance only as its filter's guarantee:
-        # an open PrivacyLedger records that (epsilon, delta), or refuses the fit.
-        guarantee = EpsilonDeltaRecord(float(self.epsilon), float(self.delta))
-        ledger_charge = _charge_active_ledgers(
-            self, guarantee, neighboring=self.neighboring
-        )
-        oracle = self._make_oracle(
-            X,
-            y_index,
-            n_outputs,
-            sensitivity,
-            privacy_filter,
-            seed,
-            self.schedule_.sampling_rate,
-        )
+        if z_count is not None:  # the count ran first: its filter's first record
+            privacy_filter.charge(z_count, 1.0)
+        oracle = self._make_oracle(*oracle_args, privacy_filter)
         max_updates = MAX_HORIZON if self.max_iter == "auto" else int(self.max_iter)
         theta, learning_rates = self.schedule_.run(
             oracle,
@@ -545,17 +595,52 @@ class _BaseDPLinearClassifier(ClassifierMixin, BaseEstimator):
             initial=initial,
             verbose=self.verbose,
         )
-        d = X.shape[1]
-        self._set_coef(theta[:, :d], theta[:, d], X.dtype, n_outputs)
+        d = context.n_features
+        X = oracle_args[0]
+        self._set_coef(theta[:, :d], theta[:, d], X.dtype, context.n_outputs)
         self.n_iter_ = int(learning_rates.shape[0])
         self.learning_rates_ = learning_rates
-        self.noise_multipliers_ = privacy_filter.noise_multipliers
+        self.noise_multipliers_ = privacy_filter.noise_multipliers[
+            int(z_count is not None) :
+        ]
         self.ledger_ = privacy_filter.ledger
         self.delta_ = float(self.delta)
         self.mu_ = None
         # The filter's guarantee, whatever the (data-dependent) realised spend.
         self.epsilon_ = privacy_filter.epsilon
+        return self
+
+    def _fit_snowball(self, X, y_index, n_outputs, initial, seed):
+        """Snowball-SGD: its own plan, public size and accounting (_snowball.py)."""
+        if self.batch_size is not None or self.schedule is not None:
+            raise ValueError(
+                "solver='snowball' fixes its own batches and noise; batch_size and "
+                "schedule must be None."
+            )
+        if is_dask_collection(X):
+            raise TypeError(
+                "solver='snowball' visits rows by index and needs in-memory "
+                "(NumPy or CSR) data; use solver='gd' for dask arrays."
+            )
+        if initial is not None:
+            raise ValueError(
+                "coef_init and intercept_init are not supported by "
+                "solver='snowball' (its analysis starts from zero); use "
+                "solver='gd'."
+            )
+        # Snowball-SGD's clipping threshold is the one its analysis was measured
+        # with; it depends on no size.
+        self.clip_norm_ = 1.0 if self.clip_norm == "auto" else float(self.clip_norm)
+        # The plan spends at most (epsilon, delta); an open PrivacyLedger records
+        # that before any data is read (the count of the rows included), or
+        # refuses the fit.
+        guarantee = EpsilonDeltaRecord(float(self.epsilon), float(self.delta))
+        ledger_charge = _charge_active_ledgers(
+            self, guarantee, neighboring=self.neighboring
+        )
+        fit_snowball(self, X, y_index, n_outputs, seed=seed)
         ledger_charge.settle(guarantee)
+        self._warn_weak_delta(self.public_n_samples_)
         return self
 
     def decision_function(self, X):
@@ -621,8 +706,10 @@ _GUARANTEE = """\
     ``(epsilon, delta)``-differentially private with respect to ``neighboring``:
     adding or removing one row (default) or replacing one row of ``(X, y)``. What
     must be chosen without looking at the data: these parameters, the preprocessing
-    (e.g. scaling bounds), and the label set (pass ``classes``). ``n_samples`` is
-    treated as public. Multiclass models clip each example's whole gradient matrix
+    (e.g. scaling bounds), and the label set (pass ``classes``). Under add/remove
+    the number of rows is private: every rule that needs a size uses the public
+    size ``public_n_samples_`` (declared, or a noisy count charged to the budget).
+    Multiclass models clip each example's whole gradient matrix
     (all classes and intercepts) jointly, so one Gaussian mechanism per step covers
     all classes and the budget is not split between them."""
 

@@ -5,21 +5,75 @@ budget, and choosing the best candidate by its score on private rows is itself a
 release. :class:`PrivateGridSearchCV` and :class:`LinearScalingSearch` pay for
 both, and report the whole procedure's spend as ``epsilon_``.
 
-Both searches use one split of the rows drawn from ``random_state`` alone (never
-from the data): candidates train on the *train* part, are compared on the
-*validation* part, and the chosen configuration is refit on all rows. The
-neighbouring relation is the estimator's (add/remove one row, or replace one row)
-with every row keeping its part, so a row of the train part pays for the
-candidate fits and the refit, a row of the validation part for the comparisons
-and the refit, and the search is private at the larger of the two (parallel
-composition; McSherry, SIGMOD 2009). The comparison is report-noisy-max of the
-validation accuracy counts (the exponential mechanism of McSherry & Talwar, FOCS
-2007, sampled with the Gumbel-max trick; Durfee & Rogers, NeurIPS 2019): each
-count changes by at most one between neighbours, and under add/remove all counts
-move in the same direction (a monotone utility), so Gumbel noise of scale
-``1 / epsilon_select`` is ``epsilon_select``-DP (Dwork & Roth 2014, Thm 3.10 and
-the remark after it; scale ``2 / epsilon_select`` under replace-one). Only the
-chosen index is released, never the noisy scores.
+**Neighbouring relation.** The estimator's: add/remove one row (the default) or
+replace one row.
+
+**The split: independent coins.** Each row goes to the validation part with
+probability ``validation_fraction`` and to the train part otherwise, by its own
+coin: the ``i``-th uniform of a generator seeded by ``random_state`` alone, never by
+the data, so a row's side depends neither on ``n`` nor on the other rows (the
+first ``n`` coins are the same for every data set of ``n`` rows or more; a
+Bernoulli, or Poisson, partition). Under add/remove, conditionally on the coins
+of the other rows, an added row changes exactly one part by exactly that row and
+leaves the other part unchanged; the output distribution of ``D`` plus a row is
+therefore a mixture, over the new row's coin, of two distributions each of which
+differs from the output on ``D`` through one part only. By the joint convexity of
+the hockey-stick divergence the search is as private as the worse of its two
+sides: parallel composition (McSherry, "Privacy integrated queries", SIGMOD
+2009, Thm 4; for ``(epsilon, delta)`` by the same conditioning argument). A
+*fixed-size* split would not give this: an added row that lands in the
+validation part pushes another row into the train part, which changes both.
+Under replace-one the coins are tied to row positions, so the replaced row keeps
+its side and again exactly one part changes, by a replacement: the parallel
+composition holds under replace-one too, with each part's mechanisms at their
+replace-one sensitivity. Mechanisms that read all rows (the size count, the
+refit) compose sequentially with both sides. The ledger ``ledger_`` records
+each mechanism with the part it read and composes accordingly.
+
+**What is public.** Neither the exact ``n`` nor the sizes of the parts are used
+under add/remove: the search resolves one public size ``m`` (the declared
+``public_n_samples``; ``n`` itself under replace-one, where it is public; else a
+Gaussian count of the rows, sensitivity 1, charged to the search's budget with
+:data:`~sklearn_dpgd._public_size.COUNT_SHARE` of its ``mu^2``), and gives the
+candidates ``public_n_samples = round((1 - validation_fraction) m)``, the expected
+size of the train part, and the refit ``m``, so no candidate pays for a count of
+its own. The comparison uses counts of correct predictions, which divide by
+nothing.
+
+**The comparison.** Report-noisy-max of the validation accuracy counts (the
+exponential mechanism of McSherry & Talwar, FOCS 2007, sampled with the
+Gumbel-max trick; Durfee & Rogers, NeurIPS 2019): each count changes by at most
+one between neighbours, and under add/remove all counts move in the same
+direction (a monotone utility), so Gumbel noise of scale ``1 / epsilon_select``
+is ``epsilon_select``-DP (Dwork & Roth 2014, Thm 3.10 and the remark after it;
+scale ``2 / epsilon_select`` under replace-one). Only the chosen index is
+released, never the noisy scores.
+
+**Which estimators a search accepts.** The budget is split in closed form among
+Gaussian mechanisms (GDP: ``mu^2`` adds up; Dong, Roth & Su 2022, Cor. 3.3), so
+every candidate fit must charge the active
+:class:`~sklearn_dpgd.accounting.PrivacyLedger` with full-batch
+:class:`~sklearn_dpgd.accounting.GaussianSteps` only. An estimator declares this
+with a method ``_gdp_ledger_refusal(self)`` that returns None when a fit with its
+current parameters does so, and otherwise a short reason. The linear models of
+:mod:`sklearn_dpgd.linear_model` are recognised without it: they refuse
+``solver="snowball"`` (Rényi accounting of iteration), adaptive schedules (a
+Rényi privacy filter, recorded as an ``(epsilon, delta)`` record) and
+``batch_size`` (Poisson subsampling). Any other estimator is refused. The check
+runs on every candidate's parameters before any data is read; after each fit
+the search also checks what the fit recorded, and refuses to release anything
+if it differs from the plan.
+
+**Randomness.** One seed (:func:`~sklearn_dpgd._randomness.draw_seed`: 128 bits
+of operating-system entropy for ``random_state=None``) is spawned into the seeds
+of the split, the count, the comparison, the candidates and the refit. With
+``random_state=None`` each candidate and the refit get ``random_state=None`` and
+draw fresh entropy themselves; with a fixed ``random_state`` (debugging only;
+one :class:`~sklearn_dpgd.exceptions.PrivacyLeakWarning` for the whole search)
+each gets a ``RandomState`` seeded from its own spawned seed, from which it
+draws 128 bits. ``secure_mode=True`` draws the search's noise from
+:func:`~sklearn_dpgd._randomness.make_generator`'s secure generator and is
+passed on to every fit.
 
 This differs from the random-stopping method of Papernot & Steinke ("Hyperparameter
 tuning with Renyi differential privacy", ICLR 2022), which trains each candidate
@@ -29,17 +83,25 @@ the train part, so their fits and the comparison are paid by disjoint rows.
 
 import functools
 import math
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
 from scipy.optimize import brentq
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
 from sklearn.model_selection import ParameterGrid
-from sklearn.utils import _safe_indexing, check_random_state, indexable
+from sklearn.utils import _safe_indexing, indexable
 from sklearn.utils._param_validation import HasMethods, Interval
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import _num_samples, check_is_fitted
 
+from ._public_size import (
+    COUNT_SHARE,
+    count_noise_multiplier,
+    needs_count,
+    resolve_public_size,
+)
+from ._randomness import draw_seed, make_generator, spawn_seeds
 from .accounting import (
     _ACTIVE_LEDGERS,
     EpsilonDeltaRecord,
@@ -52,30 +114,49 @@ from .accounting import (
     gdp_epsilon,
     gdp_mu,
 )
+from .exceptions import PrivacyLeakWarning
 
 __all__ = ["LinearScalingSearch", "PrivateGridSearchCV"]
 
-# Parameters a search sets itself (budget) or that would break its accounting.
-_RESERVED = ("epsilon", "delta", "batch_size", "neighboring")
+# Parameters a search sets itself (budget, size, randomness) or that would break
+# its accounting.
+_RESERVED = (
+    "epsilon",
+    "delta",
+    "batch_size",
+    "neighboring",
+    "public_n_samples",
+    "random_state",
+    "secure_mode",
+)
+# Parameters every candidate estimator must have: the search sets them.
+_SET_BY_SEARCH = ("epsilon", "delta", "public_n_samples", "random_state", "secure_mode")
 # Relative slack below the target when calibrating the comparisons' epsilon, so
 # that the reported spend, recomputed from the ledger, stays below the target.
 _SELECTION_MARGIN = 1e-9
+# Relative tolerance on a fit's recorded GDP mu against the planned one (the
+# estimators calibrate to ~1e-11).
+_MU_TOLERANCE = 1e-8
+# The fixed-seed warning of draw_seed, which the search raises once for itself
+# instead of once per candidate.
+_FIXED_SEED_MESSAGE = r".*random_state=.*fixes the noise"
 
 
 @functools.lru_cache(maxsize=256)
-def _selection_epsilon(mu_refit, epsilon, delta):
-    """Largest pure epsilon a comparison may spend next to a ``mu_refit``-GDP refit.
+def _selection_epsilon(mu_all_rows, epsilon, delta):
+    """Largest pure epsilon a comparison may spend next to ``mu_all_rows``-GDP.
 
-    The validation rows pay for the comparison and the refit: find ``e`` such
-    that ``e``-DP composed with ``mu_refit``-GDP is ``(epsilon, delta)``-DP, by
-    the exact composition of the ledger and Brent's method.
+    The validation rows pay for the comparison and for the mechanisms that read
+    all rows (the size count, the refit): find ``e`` such that ``e``-DP composed
+    with ``mu_all_rows``-GDP is ``(epsilon, delta)``-DP, by the exact composition
+    of the ledger and Brent's method.
     """
-    refit = LedgerEntry((GaussianSteps(1.0 / mu_refit),))
+    fixed = LedgerEntry((GaussianSteps(1.0 / mu_all_rows),))
     target = epsilon * (1.0 - _SELECTION_MARGIN)
 
     def spent(e):
         return _compose_entries(
-            [LedgerEntry(EpsilonDeltaRecord(e)), refit], delta, "auto"
+            [LedgerEntry(EpsilonDeltaRecord(e)), fixed], delta, "auto"
         )
 
     if spent(1e-9) >= target:
@@ -89,6 +170,140 @@ def _selection_epsilon(mu_refit, epsilon, delta):
     return e
 
 
+def _linear_model_refusal(estimator):
+    """Why a linear model of this package is not a full-batch Gaussian fit."""
+    from .schedules import AdaptiveSchedule
+
+    params = estimator.get_params(deep=False)
+    if params.get("solver", "gd") != "gd":
+        return (
+            f"solver={params['solver']!r} is accounted by Renyi DP (amplification by "
+            "iteration), not as a Gaussian mechanism; use solver='gd'"
+        )
+    if isinstance(params.get("schedule"), AdaptiveSchedule):
+        return (
+            f"schedule={type(params['schedule']).__name__}() is adaptive: its "
+            "Renyi privacy filter is recorded as an (epsilon, delta) record, not "
+            "as Gaussian steps; use a NoiseSchedule"
+        )
+    if params.get("batch_size") is not None:
+        return (
+            "batch_size must be None: Poisson-subsampled steps are not a "
+            "Gaussian mechanism (the search splits its budget by the closed form "
+            "of full-batch Gaussian steps)"
+        )
+    return None
+
+
+def _gdp_refusal(estimator):
+    """Why a fit of ``estimator`` is not a recorded GDP mechanism; None if it is.
+
+    Parameters
+    ----------
+    estimator : estimator object
+        With its final parameters (those of one candidate).
+
+    Returns
+    -------
+    reason : str or None
+        None when a fit charges the active ledger with full-batch Gaussian steps
+        only (see "Which estimators a search accepts" in the module docstring).
+    """
+    hook = getattr(estimator, "_gdp_ledger_refusal", None)
+    if callable(hook):
+        return hook()
+    from .linear_model import _BaseDPLinearClassifier
+
+    if isinstance(estimator, _BaseDPLinearClassifier):
+        return _linear_model_refusal(estimator)
+    return (
+        "it does not declare that its fit charges the active PrivacyLedger with "
+        "full-batch Gaussian steps (no _gdp_ledger_refusal method)"
+    )
+
+
+def _coin_split(n_rows, validation_fraction, seed):
+    """Row indices of the train and validation parts: one coin per row.
+
+    Parameters
+    ----------
+    n_rows : int
+        Number of rows.
+    validation_fraction : float
+        Probability that a row goes to the validation part, in (0, 1).
+    seed : numpy.random.SeedSequence
+        The split's seed (never derived from the data).
+
+    Returns
+    -------
+    train, validation : ndarray of int
+        Sorted, disjoint, covering ``range(n_rows)``.
+
+    Notes
+    -----
+    Row ``i``'s side is the ``i``-th uniform of a PCG64 stream, which numpy draws
+    one after the other: it does not depend on ``n_rows`` or on any other row, so
+    appending a row to the data changes exactly one part, by that row (see the
+    module docstring for the privacy argument).
+    """
+    coins = np.random.Generator(np.random.PCG64(seed)).random(n_rows)
+    validation = coins < validation_fraction
+    return np.flatnonzero(~validation), np.flatnonzero(validation)
+
+
+def _recorded_mu(entries, source):
+    """GDP mu of a fit's ledger entries; raise if they are not Gaussian steps."""
+    steps = [r for e in entries if isinstance(e.mechanism, tuple) for r in e.mechanism]
+    if (
+        not entries
+        or len(steps) != sum(len(e.mechanism) for e in entries)
+        or len(entries) != sum(isinstance(e.mechanism, tuple) for e in entries)
+        or any(r.sampling_rate != 1.0 for r in steps)
+    ):
+        raise RuntimeError(
+            f"{source} did not record full-batch Gaussian steps in the active "
+            "PrivacyLedger although it declared so; the search releases nothing."
+        )
+    return math.sqrt(math.fsum(r.count / r.noise_multiplier**2 for r in steps))
+
+
+class _SearchSeeds:
+    """The seeds of one search, all spawned from one root seed.
+
+    The root is :func:`~sklearn_dpgd._randomness.draw_seed` of the search's
+    ``random_state`` (ignored, like the estimators do, under ``secure_mode``);
+    each mechanism gets its own spawned child, with 128 bits of entropy.
+    """
+
+    def __init__(self, search):
+        random_state = None if search.secure_mode else search.random_state
+        root = draw_seed(random_state, owner=type(search).__name__)
+        self._fixed = random_state is not None
+        (
+            self.split,
+            self.count,
+            self.selection,
+            self.sampling,
+            self.refit,
+            self._candidates,
+        ) = spawn_seeds(root, 6)
+
+    def candidates(self, k):
+        """``k`` new candidate seeds (distinct at every call)."""
+        return spawn_seeds(self._candidates, k)
+
+    def random_state(self, seed):
+        """The ``random_state`` a fit gets for its spawned ``seed``.
+
+        None (the fit draws fresh entropy itself) unless the search's seed is
+        fixed; then a ``RandomState`` on the spawned seed, from which the fit's
+        ``draw_seed`` reads 128 bits.
+        """
+        if not self._fixed:
+            return None
+        return np.random.RandomState(np.random.MT19937(seed))
+
+
 class _BasePrivateSearch(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
     """Split, private candidate fits, report-noisy-max, refit: shared machinery."""
 
@@ -97,53 +312,168 @@ class _BasePrivateSearch(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         "epsilon": [Interval(Real, 0, None, closed="neither")],
         "delta": [Interval(Real, 0, 1, closed="neither")],
         "validation_fraction": [Interval(Real, 0, 1, closed="neither")],
+        "public_n_samples": [Interval(Integral, 2, None, closed="left"), None],
         "random_state": ["random_state"],
+        "secure_mode": ["boolean"],
     }
 
-    def _check_estimator(self, extra=()):
+    def _check_estimator(self, candidates):
+        """Refuse, before any data is read, what the accounting cannot cover.
+
+        Returns the neighbouring relation of the estimator.
+        """
+        name = type(self.estimator).__name__
         params = self.estimator.get_params(deep=False)
-        missing = [p for p in ("epsilon", "delta", *extra) if p not in params]
+        missing = [
+            p for p in (*_SET_BY_SEARCH, *self._needed_params) if p not in params
+        ]
         if missing:
             raise TypeError(
                 "estimator must be a private estimator of this package with "
-                f"parameters {missing} (e.g. DPLogisticRegression); got "
-                f"{type(self.estimator).__name__}."
-            )
-        if params.get("batch_size") is not None:
-            raise ValueError(
-                "estimator.batch_size must be None: the search splits its budget "
-                "by the exact closed form of full-batch Gaussian steps."
+                f"parameters {missing} (e.g. DPLogisticRegression); got {name}."
             )
         if not np.isfinite(self.epsilon):
             raise ValueError(f"epsilon must be finite, got {self.epsilon!r}.")
+        for candidate in candidates:
+            reason = _gdp_refusal(clone(self.estimator).set_params(**candidate))
+            if reason is not None:
+                where = f" with {candidate}" if candidate else ""
+                raise ValueError(
+                    f"estimator {name}{where} cannot be tuned by "
+                    f"{type(self).__name__}: {reason}. The search must know every "
+                    "candidate's spend as a Gaussian mechanism before it reads data."
+                )
         return params.get("neighboring", "add_remove")
 
-    def _split(self, n_samples, rng):
-        """Indices of the train and validation parts: public, from ``rng`` only."""
-        n_val = int(round(self.validation_fraction * n_samples))
-        if not 1 <= n_val <= n_samples - 2:
+    def _plan(self, fixed_share, neighboring):
+        """The budget, from public quantities only.
+
+        Returns ``(mu, mu_available, mu_fixed, count_noise, eps_select)``: the GDP
+        ``mu`` of the whole search; the part of it left for the fits after the
+        size count (``mu_available^2 = mu^2 - mu_count^2``); the refit's (or
+        final fit's) ``mu_fixed = sqrt(fixed_share) mu_available``; the count's
+        noise multiplier (None when no count runs); and the pure epsilon of the
+        comparisons, which a validation row pays next to the count and the refit.
+        A train row pays ``mu^2`` exactly: the count, the candidates and the refit.
+        """
+        epsilon, delta = float(self.epsilon), float(self.delta)
+        mu = gdp_mu(epsilon, delta)
+        count_noise = None
+        mu_sq_count = 0.0
+        if needs_count(neighboring, self.public_n_samples):
+            count_noise = count_noise_multiplier(mu, COUNT_SHARE)
+            mu_sq_count = 1.0 / count_noise**2
+        mu_available = math.sqrt(mu * mu - mu_sq_count)
+        mu_fixed = math.sqrt(fixed_share) * mu_available
+        eps_select = _selection_epsilon(
+            math.sqrt(mu_fixed**2 + mu_sq_count), epsilon, delta
+        )
+        return mu, mu_available, mu_fixed, count_noise, eps_select
+
+    def _start(self, X, y, neighboring, count_noise):
+        """Charge open ledgers, seed, resolve the public size, split the rows."""
+        if y is None:
+            raise ValueError(
+                f"{type(self).__name__} requires y to be passed, but the target y "
+                "is None."
+            )
+        p = float(self.validation_fraction)
+        if self.public_n_samples is not None:
+            self._check_part_sizes(int(self.public_n_samples), declared=True)
+        X, y = indexable(X, y)
+        charge = _charge_active_ledgers(
+            self,
+            EpsilonDeltaRecord(float(self.epsilon), float(self.delta)),
+            neighboring=neighboring,
+        )
+        self.ledger_ = PrivacyLedger()
+        seeds = _SearchSeeds(self)
+        if count_noise is not None:
+            # Charged before the rows are counted: a count has sensitivity 1
+            # under add/remove (Dwork & Roth 2014, Thm A.1).
+            self.ledger_.charge(
+                (GaussianSteps(count_noise),),
+                neighboring=neighboring,
+                source="public size (noisy count)",
+            )
+        n_rows = _num_samples(X)
+        size = resolve_public_size(
+            n_rows,
+            neighboring=neighboring,
+            public_n_samples=self.public_n_samples,
+            noise_multiplier=1.0 if count_noise is None else count_noise,
+            rng=make_generator(seeds.count, self.secure_mode),
+        )
+        self.public_n_samples_ = size.n_samples
+        if size.source == "replace":
+            # An exact public size that leaves a part empty is a user error; a
+            # noisy count only feeds the rules (its noise can exceed a tiny n).
+            self._check_part_sizes(size.n_samples, declared=False)
+        train, val = _coin_split(n_rows, p, seeds.split)
+        if train.shape[0] < 2:
+            # Only the fact is told, never the size of a part.
+            raise ValueError(
+                "the random split left at most one sample in the train part; "
+                "lower validation_fraction or use more rows."
+            )
+        parts = (
+            _safe_indexing(X, train),
+            _safe_indexing(y, train),
+            _safe_indexing(X, val),
+            _safe_indexing(y, val),
+        )
+        return X, y, charge, seeds, parts
+
+    def _train_public_size(self):
+        """Expected size of the train part at the public size: the candidates'."""
+        return max(
+            2, round((1.0 - float(self.validation_fraction)) * self.public_n_samples_)
+        )
+
+    def _check_part_sizes(self, m, *, declared):
+        """Both parts must be usable at the exact public size ``m`` (not ``n``)."""
+        p = float(self.validation_fraction)
+        if p * m < 1.0 or (1.0 - p) * m < 2.0:
+            # Under replace-one m is n: public, yet not echoed either.
+            size = f"public_n_samples={m}" if declared else "n_samples"
             raise ValueError(
                 f"validation_fraction={self.validation_fraction} leaves an empty "
-                f"part of n_samples={n_samples} rows."
+                f"part at {size}: the expected parts need >= 1 validation and >= 2 "
+                "train rows."
             )
-        perm = rng.permutation(n_samples)
-        return np.sort(perm[n_val:]), np.sort(perm[:n_val])
 
-    def _private_fit(self, params, X, y, epsilon, seed, part, ledger):
-        """One candidate fit at ``(epsilon, delta)``, recorded in ``ledger``."""
+    def _private_fit(self, params, X, y, epsilon, seeds, seed, part, public_n_samples):
+        """One candidate fit at ``(epsilon, delta)``, recorded in ``ledger_``."""
         est = clone(self.estimator).set_params(
-            **params, epsilon=epsilon, delta=float(self.delta), random_state=seed
+            **params,
+            epsilon=epsilon,
+            delta=float(self.delta),
+            random_state=seeds.random_state(seed),
+            secure_mode=bool(self.secure_mode),
+            public_n_samples=int(public_n_samples),
         )
         scratch = PrivacyLedger()
         # Record into the search's own ledger only: the user's open ledgers were
         # charged for the whole search up front.
         token = _ACTIVE_LEDGERS.set((scratch,))
         try:
-            est.fit(X, y)
+            with warnings.catch_warnings():
+                # The search warned once for its fixed seed; not once per fit.
+                warnings.filterwarnings(
+                    "ignore", message=_FIXED_SEED_MESSAGE, category=PrivacyLeakWarning
+                )
+                est.fit(X, y)
         finally:
             _ACTIVE_LEDGERS.reset(token)
+        mu = _recorded_mu(scratch.entries, type(est).__name__)
+        planned = gdp_mu(epsilon, float(self.delta))
+        if mu > planned * (1.0 + _MU_TOLERANCE):
+            raise RuntimeError(
+                f"{type(est).__name__} spent more than the budget the search gave "
+                "it; the search releases nothing."
+            )
         for entry in scratch.entries:
-            ledger.charge(
+            self.ledger_.charge(
                 entry.mechanism,
                 neighboring=entry.neighboring,
                 source=entry.source,
@@ -154,40 +484,27 @@ class _BasePrivateSearch(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
     def _report_noisy_max(self, models, X_val, y_val, epsilon, neighboring, rng):
         """Index of the candidate with the highest Gumbel-noised correct count."""
         y_val = np.asarray(y_val)
-        counts = np.array([np.sum(m.predict(X_val) == y_val) for m in models], float)
+        if y_val.shape[0] == 0:
+            # An empty validation part: every count is 0 (predict refuses 0 rows).
+            counts = np.zeros(len(models))
+        else:
+            counts = np.array(
+                [np.sum(m.predict(X_val) == y_val) for m in models], float
+            )
         scale = (1.0 if neighboring == "add_remove" else 2.0) / epsilon
         return int(np.argmax(counts + rng.gumbel(scale=scale, size=counts.shape[0])))
 
-    def _start(self, X, y):
-        """Validate, charge open ledgers for the whole search, split the rows."""
-        neighboring = self._check_estimator(self._needed_params)
-        if y is None:
-            raise ValueError(
-                f"{type(self).__name__} requires y to be passed, but the target y "
-                "is None."
-            )
-        X, y = indexable(X, y)
-        charge = _charge_active_ledgers(
-            self,
-            EpsilonDeltaRecord(float(self.epsilon), float(self.delta)),
-            neighboring=neighboring,
-        )
-        rng = check_random_state(self.random_state)
-        n_samples = _num_samples(X)
-        train, val = self._split(n_samples, rng)
-        parts = (
-            _safe_indexing(X, train),
-            _safe_indexing(y, train),
-            _safe_indexing(X, val),
-            _safe_indexing(y, val),
-        )
-        return X, y, neighboring, charge, rng, parts
-
-    def _finish(self, charge, X, y, params, epsilon_refit, rng):
-        seed = int(rng.randint(2**31 - 1))
+    def _finish(self, charge, X, y, params, epsilon_refit, seeds):
         self.best_params_ = params
         self.best_estimator_ = self._private_fit(
-            params, X, y, epsilon_refit, seed, None, self.ledger_
+            params,
+            X,
+            y,
+            epsilon_refit,
+            seeds,
+            seeds.refit,
+            None,
+            self.public_n_samples_,
         )
         self.delta_ = float(self.delta)
         self.epsilon_ = self.ledger_.epsilon(self.delta_)
@@ -196,16 +513,6 @@ class _BasePrivateSearch(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         self.n_features_in_ = self.best_estimator_.n_features_in_
         if hasattr(self.best_estimator_, "feature_names_in_"):
             self.feature_names_in_ = self.best_estimator_.feature_names_in_
-
-    def _budget(self, refit_share):
-        """(mu of the whole search, mu of the refit, pure epsilon of comparisons)."""
-        mu = gdp_mu(float(self.epsilon), float(self.delta))
-        mu_refit = math.sqrt(refit_share) * mu
-        return (
-            mu,
-            mu_refit,
-            _selection_epsilon(mu_refit, float(self.epsilon), float(self.delta)),
-        )
 
     def predict(self, X):
         """Predict with the refit best estimator.
@@ -280,9 +587,14 @@ _SEARCH_ATTRIBUTES = """\
     delta_ : float
         The delta of the guarantee.
     ledger_ : PrivacyLedger
-        Every mechanism the search ran, each tagged with the part of the rows it
-        read ("train", "validation", or None for all rows); ``epsilon_`` is
-        ``ledger_.epsilon(delta_)``.
+        Every mechanism the search ran (the size count, if any, the candidate
+        fits, the comparisons and the refit), each tagged with the part of the
+        rows it read ("train", "validation", or None for all rows); ``epsilon_``
+        is ``ledger_.epsilon(delta_)``.
+    public_n_samples_ : int
+        The public size ``m`` of the search: ``public_n_samples``, ``n_samples``
+        under ``neighboring="replace"``, or the noisy (charged) count. The
+        candidates used ``round((1 - validation_fraction) m)``, the refit ``m``.
     classes_ : ndarray of shape (n_classes,)
         Class labels of ``best_estimator_``.
     n_features_in_ : int
@@ -310,13 +622,17 @@ class PrivateGridSearchCV(_BasePrivateSearch):
     Parameters
     ----------
     estimator : estimator object
-        A private estimator of this package (full batch, ``batch_size=None``),
-        e.g. :class:`~sklearn_dpgd.DPLogisticRegression`; its ``epsilon``,
-        ``delta`` and ``random_state`` are set by the search. Preprocessing must
-        not be fitted on the private data (pass fixed bounds).
+        A private estimator whose fit is a recorded full-batch Gaussian mechanism
+        (see :mod:`sklearn_dpgd.model_selection`), e.g.
+        :class:`~sklearn_dpgd.DPLogisticRegression` with ``solver="gd"``, a
+        non-adaptive schedule and ``batch_size=None``; its ``epsilon``,
+        ``delta``, ``public_n_samples``, ``random_state`` and ``secure_mode`` are
+        set by the search. Preprocessing must not be fitted on the private data
+        (pass fixed bounds).
     param_grid : dict or list of dicts
         As in scikit-learn's ``GridSearchCV``; must not name ``epsilon``,
-        ``delta``, ``batch_size`` or ``neighboring``.
+        ``delta``, ``batch_size``, ``neighboring``, ``public_n_samples``,
+        ``random_state`` or ``secure_mode``.
     epsilon : float, default=1.0
         Total privacy budget of the whole search, > 0.
     delta : float, default=1e-8
@@ -324,9 +640,27 @@ class PrivateGridSearchCV(_BasePrivateSearch):
     refit_share : float, default=0.6
         Fraction of ``mu^2`` given to the refit, in (0, 1).
     validation_fraction : float, default=0.2
-        Fraction of the rows in the validation part, in (0, 1).
+        Probability that a row goes to the validation part, in (0, 1): each row's
+        side is an independent coin (see :mod:`sklearn_dpgd.model_selection`),
+        so the parts have random sizes.
+    public_n_samples : int or None, default=None
+        A number of rows declared public (>= 2), used instead of the private
+        ``n_samples`` by the search and, as the expected part sizes, by every
+        candidate and the refit (their ``public_n_samples`` is set by the
+        search). None: under ``neighboring="add_remove"`` it is estimated by a
+        Gaussian count charged to the search's budget (1% of ``mu**2``); under
+        ``"replace"`` the exact ``n_samples`` is public and used.
     random_state : int, RandomState instance or None, default=None
         Seeds the split, the candidates' noise, the comparison and the refit.
+        None draws 128 bits of fresh operating-system entropy (and every fit
+        draws its own). An int or a ``RandomState`` makes the whole search
+        reproducible and its noise subtractable by anyone who knows the seed:
+        for debugging and tests only; it raises one
+        :class:`~sklearn_dpgd.exceptions.PrivacyLeakWarning`.
+    secure_mode : bool, default=False
+        Draw the search's noise (the count, the comparison) from the operating
+        system's cryptographically secure generator, and set ``secure_mode=True``
+        on every candidate and the refit; ``random_state`` is then ignored.
 
     Attributes
     ----------
@@ -343,8 +677,11 @@ class PrivateGridSearchCV(_BasePrivateSearch):
     Raises
     ------
     ValueError
-        If ``param_grid`` names a reserved parameter, the estimator uses
-        minibatches, or a part of the split would be empty.
+        If ``param_grid`` names a reserved parameter; if a candidate's fit is not
+        a recorded full-batch Gaussian mechanism (``solver="snowball"``, an
+        adaptive schedule, ``batch_size``; see
+        :mod:`sklearn_dpgd.model_selection`), raised before any data is read; or
+        if a part of the split would be empty.
     TypeError
         If ``estimator`` is not a private estimator of this package.
 
@@ -358,7 +695,8 @@ class PrivateGridSearchCV(_BasePrivateSearch):
     -----
     The whole search is charged to the open
     :class:`~sklearn_dpgd.accounting.PrivacyLedger` s as one
-    ``(epsilon_, delta_)`` record.
+    ``(epsilon_, delta_)`` record. With a size count (add/remove, no
+    ``public_n_samples``), ``mu^2`` above is what is left after the count's 1%.
 
     Examples
     --------
@@ -393,7 +731,9 @@ class PrivateGridSearchCV(_BasePrivateSearch):
         delta=1e-8,
         refit_share=0.6,
         validation_fraction=0.2,
+        public_n_samples=None,
         random_state=None,
+        secure_mode=False,
     ):
         self.estimator = estimator
         self.param_grid = param_grid
@@ -401,7 +741,9 @@ class PrivateGridSearchCV(_BasePrivateSearch):
         self.delta = delta
         self.refit_share = refit_share
         self.validation_fraction = validation_fraction
+        self.public_n_samples = public_n_samples
         self.random_state = random_state
+        self.secure_mode = secure_mode
 
     def fit(self, X, y):
         """Run the private search and refit the winner on all rows.
@@ -421,12 +763,18 @@ class PrivateGridSearchCV(_BasePrivateSearch):
         Raises
         ------
         ValueError
-            If a parameter is invalid (see the class docstring).
+            If a parameter is invalid or a candidate is not a recorded Gaussian
+            mechanism (see the class docstring); nothing is read then.
         TypeError
             If ``estimator`` is not a private estimator of this package.
         BudgetExhaustedError
             If an open capped ledger cannot pay for the whole search (nothing is
             read then).
+
+        Warns
+        -----
+        PrivacyLeakWarning
+            Once, if ``random_state`` is not None (and ``secure_mode`` is False).
         """
         self._validate_params()
         candidates = list(ParameterGrid(self.param_grid))
@@ -436,20 +784,28 @@ class PrivateGridSearchCV(_BasePrivateSearch):
                 f"param_grid must not set {reserved}: the search sets the budget "
                 "and one neighbouring relation for all fits."
             )
+        if not candidates:
+            raise ValueError("param_grid must hold at least one candidate.")
+        neighboring = self._check_estimator(candidates)
         k = len(candidates)
-        mu, mu_refit, eps_select = self._budget(float(self.refit_share))
+        mu, mu_available, mu_refit, count_noise, eps_select = self._plan(
+            float(self.refit_share), neighboring
+        )
         delta = float(self.delta)
-        eps_candidate = gdp_epsilon(math.sqrt((mu * mu - mu_refit**2) / k), delta)
+        eps_candidate = gdp_epsilon(
+            math.sqrt((mu_available**2 - mu_refit**2) / k), delta
+        )
         eps_refit = gdp_epsilon(mu_refit, delta)
 
-        X, y, neighboring, charge, rng, (X_tr, y_tr, X_val, y_val) = self._start(X, y)
-        self.ledger_ = PrivacyLedger()
-        seeds = rng.randint(2**31 - 1, size=k)
+        X, y, charge, seeds, (X_tr, y_tr, X_val, y_val) = self._start(
+            X, y, neighboring, count_noise
+        )
+        train_size = self._train_public_size()
         models = [
             self._private_fit(
-                c, X_tr, y_tr, eps_candidate, int(s), "train", self.ledger_
+                c, X_tr, y_tr, eps_candidate, seeds, s, "train", train_size
             )
-            for c, s in zip(candidates, seeds, strict=True)
+            for c, s in zip(candidates, seeds.candidates(k), strict=True)
         ]
         self.ledger_.charge(
             EpsilonDeltaRecord(eps_select),
@@ -458,7 +814,12 @@ class PrivateGridSearchCV(_BasePrivateSearch):
             part="validation",
         )
         best = self._report_noisy_max(
-            models, X_val, y_val, eps_select, neighboring, rng
+            models,
+            X_val,
+            y_val,
+            eps_select,
+            neighboring,
+            make_generator(seeds.selection, self.secure_mode),
         )
         self.best_index_ = best
         self.selection_epsilon_ = eps_select
@@ -472,7 +833,7 @@ class PrivateGridSearchCV(_BasePrivateSearch):
         results["selected"] = np.arange(k) == best
         results["candidate_epsilon"] = np.full(k, eps_candidate)
         self.cv_results_ = results
-        self._finish(charge, X, y, candidates[best], eps_refit, rng)
+        self._finish(charge, X, y, candidates[best], eps_refit, seeds)
         return self
 
 
@@ -509,8 +870,9 @@ class LinearScalingSearch(_BasePrivateSearch):
     Parameters
     ----------
     estimator : estimator object
-        A private estimator of this package with ``learning_rate`` and
-        ``max_iter`` (full batch; a schedule without its own horizon).
+        A private estimator with ``learning_rate`` and ``max_iter`` whose fit is a
+        recorded full-batch Gaussian mechanism (see
+        :mod:`sklearn_dpgd.model_selection`; a schedule without its own horizon).
     epsilon : float, default=1.0
         Total privacy budget, > 0.
     delta : float, default=1e-8
@@ -525,9 +887,27 @@ class LinearScalingSearch(_BasePrivateSearch):
     max_iter_range : tuple of two ints, default=(5, 1000)
         Bounds of the log-uniform numbers of steps, 1 <= low < high.
     validation_fraction : float, default=0.2
-        Fraction of the rows in the validation part, in (0, 1).
+        Probability that a row goes to the validation part, in (0, 1): each row's
+        side is an independent coin (see :mod:`sklearn_dpgd.model_selection`),
+        so the parts have random sizes.
+    public_n_samples : int or None, default=None
+        A number of rows declared public (>= 2), used instead of the private
+        ``n_samples`` by the search and, as the expected part sizes, by every
+        candidate and the refit (their ``public_n_samples`` is set by the
+        search). None: under ``neighboring="add_remove"`` it is estimated by a
+        Gaussian count charged to the search's budget (1% of ``mu**2``); under
+        ``"replace"`` the exact ``n_samples`` is public and used.
     random_state : int, RandomState instance or None, default=None
         Seeds the split, the candidates, the noise and the comparisons.
+        None draws 128 bits of fresh operating-system entropy (and every fit
+        draws its own). An int or a ``RandomState`` makes the whole search
+        reproducible and its noise subtractable by anyone who knows the seed:
+        for debugging and tests only; it raises one
+        :class:`~sklearn_dpgd.exceptions.PrivacyLeakWarning`.
+    secure_mode : bool, default=False
+        Draw the search's noise (the count, the comparison) from the operating
+        system's cryptographically secure generator, and set ``secure_mode=True``
+        on every candidate and the refit; ``random_state`` is then ignored.
 
     Attributes
     ----------
@@ -546,11 +926,12 @@ class LinearScalingSearch(_BasePrivateSearch):
     Raises
     ------
     ValueError
-        If a range or ``search_fractions`` is invalid, or the estimator uses
-        minibatches.
+        If a range or ``search_fractions`` is invalid, or the estimator's fit is
+        not a recorded full-batch Gaussian mechanism (``solver="snowball"``, an
+        adaptive schedule, ``batch_size``), raised before any data is read.
     TypeError
-        If ``estimator`` lacks ``learning_rate``, ``max_iter``, ``epsilon`` or
-        ``delta``.
+        If ``estimator`` lacks ``learning_rate``, ``max_iter``, ``epsilon``,
+        ``delta``, ``public_n_samples``, ``random_state`` or ``secure_mode``.
 
     See Also
     --------
@@ -593,7 +974,9 @@ class LinearScalingSearch(_BasePrivateSearch):
         learning_rate_range=(0.1, 10.0),
         max_iter_range=(5, 1000),
         validation_fraction=0.2,
+        public_n_samples=None,
         random_state=None,
+        secure_mode=False,
     ):
         self.estimator = estimator
         self.epsilon = epsilon
@@ -603,7 +986,9 @@ class LinearScalingSearch(_BasePrivateSearch):
         self.learning_rate_range = learning_rate_range
         self.max_iter_range = max_iter_range
         self.validation_fraction = validation_fraction
+        self.public_n_samples = public_n_samples
         self.random_state = random_state
+        self.secure_mode = secure_mode
 
     def _check_ranges(self):
         fractions = tuple(float(f) for f in self.search_fractions)
@@ -657,31 +1042,47 @@ class LinearScalingSearch(_BasePrivateSearch):
             If ``estimator`` lacks a needed parameter.
         BudgetExhaustedError
             If an open capped ledger cannot pay for the whole search.
+
+        Warns
+        -----
+        PrivacyLeakWarning
+            Once, if ``random_state`` is not None (and ``secure_mode`` is False).
         """
         self._validate_params()
         fractions, lr_range, it_range = self._check_ranges()
         m = int(self.n_candidates)
         delta = float(self.delta)
-        mu, mu_final, eps_select = self._budget(1.0 - sum(fractions))
-        eps_candidates = [gdp_epsilon(math.sqrt(f / m) * mu, delta) for f in fractions]
+        # Only learning_rate and max_iter vary, which do not change how a fit is
+        # accounted: the estimator as given is checked.
+        neighboring = self._check_estimator([{}])
+        mu, mu_available, mu_final, count_noise, eps_select = self._plan(
+            1.0 - sum(fractions), neighboring
+        )
+        eps_candidates = [
+            gdp_epsilon(math.sqrt(f / m) * mu_available, delta) for f in fractions
+        ]
         eps_final = gdp_epsilon(mu_final, delta)
 
-        X, y, neighboring, charge, rng, (X_tr, y_tr, X_val, y_val) = self._start(X, y)
-        self.ledger_ = PrivacyLedger()
+        X, y, charge, seeds, (X_tr, y_tr, X_val, y_val) = self._start(
+            X, y, neighboring, count_noise
+        )
+        train_size = self._train_public_size()
+        # The candidates are public choices: drawn from their own seed, not noise.
+        sampler = np.random.default_rng(seeds.sampling)
+        selection_rng = make_generator(seeds.selection, self.secure_mode)
         log_lr = np.log(lr_range)
         log_it = np.log([it_range[0], it_range[1] + 1])
         winners = []
         for eps_c in eps_candidates:
-            lrs = np.exp(rng.uniform(*log_lr, size=m))
-            its = np.clip(np.floor(np.exp(rng.uniform(*log_it, size=m))), *it_range)
+            lrs = np.exp(sampler.uniform(*log_lr, size=m))
+            its = np.clip(np.floor(np.exp(sampler.uniform(*log_it, size=m))), *it_range)
             candidates = [
                 {"learning_rate": float(a), "max_iter": int(t)}
                 for a, t in zip(lrs, its, strict=True)
             ]
-            seeds = rng.randint(2**31 - 1, size=m)
             models = [
-                self._private_fit(c, X_tr, y_tr, eps_c, int(s), "train", self.ledger_)
-                for c, s in zip(candidates, seeds, strict=True)
+                self._private_fit(c, X_tr, y_tr, eps_c, seeds, s, "train", train_size)
+                for c, s in zip(candidates, seeds.candidates(m), strict=True)
             ]
             # Each comparison spends half of the comparisons' pure epsilon (basic
             # composition: eps_select / 2 twice is eps_select).
@@ -692,7 +1093,7 @@ class LinearScalingSearch(_BasePrivateSearch):
                 part="validation",
             )
             best = self._report_noisy_max(
-                models, X_val, y_val, eps_select / 2, neighboring, rng
+                models, X_val, y_val, eps_select / 2, neighboring, selection_rng
             )
             winners.append(candidates[best])
         radii = [w["learning_rate"] * w["max_iter"] for w in winners]
@@ -718,6 +1119,6 @@ class LinearScalingSearch(_BasePrivateSearch):
             y,
             {"learning_rate": learning_rate, "max_iter": max_iter},
             eps_final,
-            rng,
+            seeds,
         )
         return self

@@ -96,7 +96,9 @@ class ScheduleContext:
     epsilon, delta : float
         The privacy budget of the run.
     n_samples : int
-        Number of training rows (treated as public).
+        The public size ``m`` (``public_n_samples_`` of the estimator: declared,
+        the exact size under replace-one, or a noisy count charged to the budget),
+        never the private number of rows.
     n_features : int
         Number of features.
     n_outputs : int
@@ -784,7 +786,8 @@ def auto_max_iter(
     delta : float
         Target delta, in (0, 1).
     n_samples : int
-        Number of training rows (treated as public), >= 1.
+        The public size of the training set (``public_n_samples_`` of the
+        estimator, never the private number of rows under add/remove), >= 1.
     n_features : int
         Number of features, >= 1.
     n_outputs : int, default=1
@@ -854,7 +857,8 @@ def auto_clip_norm(
     delta : float
         Target delta, in (0, 1).
     n_samples : int
-        Number of training rows (treated as public), >= 1.
+        The public size of the training set (``public_n_samples_`` of the
+        estimator, never the private number of rows under add/remove), >= 1.
     n_features : int
         Number of features, >= 1.
     n_outputs : int, default=1
@@ -914,7 +918,8 @@ def auto_learning_rate(
     delta : float
         Target delta, in (0, 1).
     n_samples : int
-        Number of training rows (treated as public), >= 1.
+        The public size of the training set (``public_n_samples_`` of the
+        estimator, never the private number of rows under add/remove), >= 1.
     n_features : int
         Number of features, >= 1.
     n_outputs : int, default=1

@@ -14,12 +14,14 @@ from sklearn_dpgd import DPHuberSVM, DPLogisticRegression
 from sklearn_dpgd._kernels import clipped_objective_along, clipped_objective_along_csr
 from sklearn_dpgd._losses import LOSS_CODES
 from sklearn_dpgd._oracle import PrivateGradientOracle
+from sklearn_dpgd._public_size import count_noise_multiplier
 from sklearn_dpgd.accounting import (
     GaussianSteps,
     NoisyMaxSteps,
     RenyiPrivacyFilter,
     SparseVectorSteps,
     best_filter_order,
+    gdp_mu,
     ledger_epsilon,
     poisson_amplified_rdp,
     pure_dp_rdp,
@@ -104,6 +106,7 @@ def _oracle(privacy_filter, seed, X, y, sampling_rate=1.0, sensitivity=1.0):
         fit_intercept=True,
         privacy_filter=privacy_filter,
         rng=np.random.default_rng(seed),
+        public_n_samples=X.shape[0],
         sampling_rate=sampling_rate,
     )
 
@@ -321,7 +324,11 @@ def test_fit_never_overspends_and_learns(schedule, Estimator, binary):
     assert est.n_iter_ == est.learning_rates_.shape[0] >= 5
     assert np.all(est.learning_rates_ > 0)
     n_gauss = sum(r.count for r in est.ledger_ if isinstance(r, GaussianSteps))
-    assert est.noise_multipliers_.shape == (n_gauss,)
+    # The first Gaussian is the noisy count of the public size, not a gradient.
+    assert est.ledger_[0] == GaussianSteps(
+        count_noise_multiplier(gdp_mu(1.0, 1e-6)), 1.0, 1
+    )
+    assert est.noise_multipliers_.shape == (n_gauss - 1,)
     assert est.score(X, y) > 0.75
 
 

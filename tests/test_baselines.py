@@ -15,7 +15,7 @@ from sklearn_dpgd import (
     PrivacyLeakWarning,
 )
 from sklearn_dpgd import baselines as bl
-from sklearn_dpgd.accounting import gdp_mu, ledger_epsilon
+from sklearn_dpgd.accounting import GaussianSteps, gdp_mu, ledger_epsilon
 
 
 @pytest.fixture(autouse=True)
@@ -37,13 +37,21 @@ def _data(n=2000, d=8, seed=0, n_classes=2):
     return Normalizer().fit_transform(X), y
 
 
-def _pld_epsilon(noise_multiplier, delta):
+def _pld_epsilon(noise_multipliers, delta):
+    # dp-accounting's PLD of Gaussian mechanisms composed in sequence.
     dp_accounting = pytest.importorskip("dp_accounting")
     from dp_accounting.pld import pld_privacy_accountant
 
     acc = pld_privacy_accountant.PLDAccountant(value_discretization_interval=1e-4)
-    acc.compose(dp_accounting.GaussianDpEvent(float(noise_multiplier)))
+    for z in np.atleast_1d(noise_multipliers):
+        acc.compose(dp_accounting.GaussianDpEvent(float(z)))
     return acc.get_epsilon(delta)
+
+
+def _training_mu(epsilon, delta, counted):
+    # The GDP budget left to training once the charged count took 1% of mu^2.
+    mu = gdp_mu(epsilon, delta)
+    return math.sqrt(0.99) * mu if counted else mu
 
 
 @parametrize_with_checks(
@@ -84,13 +92,22 @@ def test_output_perturbation_sensitivity_and_spent_budget(
         random_state=0,
     ).fit(X, y)
     f = 2.0 if neighboring == "replace" else 1.0
+    counted = neighboring == "add_remove"
+    m = clf.public_n_samples_
+    if not counted:
+        assert m == 600  # replace-one: n is public
     lipschitz = gk * math.sqrt(4.0 + fit_intercept)
-    expected = f * lipschitz / (600 * 0.05) + 2 * 1e-7 / 0.05
+    expected = f * lipschitz / (m * 0.05) + 2 * 1e-7 / 0.05
     assert clf.sensitivity_ == pytest.approx(expected, rel=1e-12)
-    assert clf.noise_scale_ == pytest.approx(expected / gdp_mu(0.8, 1e-6), rel=1e-9)
+    mu_t = _training_mu(0.8, 1e-6, counted)
+    assert clf.noise_scale_ == pytest.approx(expected / mu_t, rel=1e-9)
     assert clf.epsilon_ <= 0.8
-    # Independent: dp-accounting's PLD of one Gaussian mechanism with this noise.
-    independent = _pld_epsilon(clf.noise_scale_ / clf.sensitivity_, 1e-6)
+    assert clf.epsilon_ == pytest.approx(0.8, rel=1e-6)
+    assert len(clf.ledger_) == 1 + counted
+    # Independent: dp-accounting's PLD of the count (if any) and the release.
+    zs = [r.noise_multiplier for r in clf.ledger_]
+    assert zs[-1] == pytest.approx(clf.noise_scale_ / clf.sensitivity_, rel=1e-12)
+    independent = _pld_epsilon(zs, 1e-6)
     assert independent == pytest.approx(clf.epsilon_, rel=2e-3)
     assert ledger_epsilon(clf.ledger_, 1e-6) == pytest.approx(clf.epsilon_, rel=1e-9)
 
@@ -115,7 +132,7 @@ def _objective_gradient(X, y, theta, alpha, loss, n_outputs):
 def test_output_perturbation_releases_the_minimiser_plus_noise(n_classes):
     X, y = _data(n=500, n_classes=n_classes)
     clf = OutputPerturbationClassifier(
-        epsilon=1e4, delta=1e-6, alpha=0.1, tol=1e-9, random_state=0
+        epsilon=1e4, delta=1e-6, alpha=0.1, tol=1e-9, public_n_samples=500
     ).fit(X, y)
     theta = np.column_stack([clf.coef_, clf.intercept_])
     K = theta.shape[0]
@@ -130,8 +147,10 @@ def test_output_perturbation_releases_the_minimiser_plus_noise(n_classes):
 def test_output_perturbation_noise_has_the_calibrated_scale():
     X, y = _data(n=400, d=30)
     fits = [
-        OutputPerturbationClassifier(epsilon=1.0, alpha=0.5, random_state=s).fit(X, y)
-        for s in range(2)
+        OutputPerturbationClassifier(epsilon=1.0, alpha=0.5, public_n_samples=400).fit(
+            X, y
+        )
+        for _ in range(2)
     ]
     diff = np.concatenate(
         [
@@ -156,9 +175,11 @@ def test_output_perturbation_clips_rows_and_never_reads_the_bound():
 def test_output_perturbation_auto_alpha_is_public():
     X, y = _data(n=800)
     clf = OutputPerturbationClassifier(epsilon=0.5, random_state=0).fit(X, y)
+    m = clf.public_n_samples_  # the noisy count: alpha never sees n itself
     p = X.shape[1] + 1
     L = math.sqrt(2.0)
-    expected = L * math.sqrt(math.sqrt(p) / (800 * gdp_mu(0.5, 1e-8))) / 30.0
+    mu_t = _training_mu(0.5, 1e-8, counted=True)
+    expected = L * math.sqrt(math.sqrt(p) / (m * mu_t)) / 30.0
     assert clf.alpha_ == pytest.approx(expected, rel=1e-9)
 
 
@@ -183,7 +204,7 @@ def test_output_perturbation_label_set_warning():
         OutputPerturbationClassifier(random_state=0).fit(X, y)
     with warnings.catch_warnings():
         warnings.simplefilter("error", PrivacyLeakWarning)
-        OutputPerturbationClassifier(classes=[0, 1], random_state=0).fit(X, y)
+        OutputPerturbationClassifier(classes=[0, 1]).fit(X, y)
 
 
 @pytest.mark.parametrize(
@@ -206,7 +227,7 @@ def test_solver_fallback_reaches_the_tolerance(monkeypatch):
     # If L-BFGS-B stops early, gradient descent finishes the job (the release
     # never depends on whether L-BFGS-B converged).
     X, y = _data(n=300)
-    fun = bl._regularised_objective(X, y, "logistic", 1, 0.05, True)
+    fun = bl._regularised_objective(X, y, "logistic", 1, 0.05, True, 300)
 
     class _Stopped:
         def __init__(self, x):
@@ -225,8 +246,12 @@ def test_localization_privacy_parameters_follow_the_formulas(neighboring):
     n = 1000
     X, y = _data(n=n)
     clf = PhasedLocalizationClassifier(
-        epsilon=0.7, delta=1e-6, neighboring=neighboring, random_state=0
+        epsilon=0.7,
+        delta=1e-6,
+        neighboring=neighboring,
+        public_n_samples=n if neighboring == "add_remove" else None,
     ).fit(X, y)
+    assert clf.public_n_samples_ == n
     k = math.ceil(math.log2(n))
     sizes = [n // 2**i for i in range(1, k + 1) if n // 2**i > 0]
     np.testing.assert_array_equal(clf.phase_sizes_, sizes)
@@ -235,7 +260,7 @@ def test_localization_privacy_parameters_follow_the_formulas(neighboring):
     np.testing.assert_allclose(
         clf.learning_rates_, eta / 4.0 ** np.arange(len(sizes)), rtol=1e-15
     )
-    f = 2.0 if neighboring == "replace" else 1.0
+    f = 2.0  # one slot changes: a replacement under both relations
     L = math.sqrt(2.0)  # binary, unit data_norm plus the intercept coordinate
     assert eta <= 2.0 / (0.25 * 2.0)  # contraction: eta <= 2 / beta
     p = X.shape[1] + 1
@@ -252,6 +277,7 @@ def test_localization_privacy_parameters_follow_the_formulas(neighboring):
     # composition), each one Gaussian mechanism; checked with dp-accounting's PLD.
     worst = np.min(clf.noise_scales_ / clf.sensitivities_)
     assert _pld_epsilon(worst, 1e-6) == pytest.approx(clf.epsilon_, rel=2e-3)
+    assert clf.ledger_ == (GaussianSteps(worst),)
     assert clf.epsilon_ <= 0.7
 
 

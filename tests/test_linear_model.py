@@ -97,10 +97,13 @@ def test_spent_budget_is_exact_and_never_exceeded(epsilon, neighboring, schedule
     assert clf.epsilon_ <= epsilon
     assert clf.epsilon_ == pytest.approx(epsilon, rel=1e-9)
     assert clf.delta_ == 1e-6
-    assert clf.mu_ == pytest.approx(
-        gdp_mu_from_noise_multipliers(clf.noise_multipliers_)
+    # Re-audit from the published ledger alone (under add/remove its first entry
+    # is the noisy count of the rows, tests/test_privacy.py).
+    everything = np.concatenate(
+        [np.full(s.count, s.noise_multiplier) for s in clf.ledger_]
     )
-    # Re-audit from the published noise multipliers alone.
+    np.testing.assert_array_equal(everything[-clf.n_iter_ :], clf.noise_multipliers_)
+    assert clf.mu_ == pytest.approx(gdp_mu_from_noise_multipliers(everything))
     assert gdp_epsilon(clf.mu_, clf.delta_) == clf.epsilon_
     ratio = clf.noise_multipliers_[1:] / clf.noise_multipliers_[:-1]
     np.testing.assert_allclose(ratio, getattr(schedule, "decay_rate", 1.0), rtol=1e-12)
@@ -114,9 +117,15 @@ def test_spent_epsilon_matches_dp_accounting_pld(epsilon):
     X, y = _data(n=1000)
     clf = DPLogisticRegression(epsilon=epsilon, max_iter=80, random_state=0).fit(X, y)
     acc = pld_privacy_accountant.PLDAccountant(value_discretization_interval=1e-4)
+    # Every Gaussian mechanism of the ledger: the noisy count of the public size,
+    # then the steps.
     acc.compose(
         dp_accounting.ComposedDpEvent(
-            [dp_accounting.GaussianDpEvent(float(z)) for z in clf.noise_multipliers_]
+            [
+                dp_accounting.GaussianDpEvent(float(s.noise_multiplier))
+                for s in clf.ledger_
+                for _ in range(s.count)
+            ]
         )
     )
     assert clf.epsilon_ <= epsilon
@@ -138,6 +147,7 @@ def test_replace_one_doubles_the_noise():
         normalize_steps=False,
         clip_norm=1.0,
         random_state=0,
+        public_n_samples=300,
     )
     a = DPLogisticRegression(neighboring="add_remove", **kw).fit(X, y)
     b = DPLogisticRegression(neighboring="replace", **kw).fit(X, y)
@@ -206,7 +216,7 @@ def test_classes_parameter():
     X, y = _data(n=200)
     with warnings.catch_warnings():
         warnings.simplefilter("error", PrivacyLeakWarning)
-        clf = DPLogisticRegression(classes=[0, 1], max_iter=5, random_state=0).fit(X, y)
+        clf = DPLogisticRegression(classes=[0, 1], max_iter=5).fit(X, y)
         np.testing.assert_array_equal(clf.classes_, [0, 1])
         # A declared class may be absent from the private data.
         DPLogisticRegression(classes=[0, 1], max_iter=5).fit(X, np.zeros_like(y))
@@ -342,11 +352,9 @@ def test_verbose_prints_only_private_quantities(capsys):
 
 
 def _noise_of_fit(random_state, noise_multipliers, n_outputs, width):
-    """The noise draws of a fit, reproduced from its documented seeding."""
-    from sklearn.utils import check_random_state
-
-    seed = check_random_state(random_state).randint(0, 2**32, size=4, dtype=np.uint64)
-    rng = np.random.default_rng(seed)
+    """The noise draws of a fit, reproduced from its documented seeding (an int seed
+    is a SeedSequence of a PCG64 generator; the size is declared, so no count)."""
+    rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(random_state)))
     return np.array(
         [z * rng.standard_normal((n_outputs, width)) for z in noise_multipliers]
     )
@@ -375,6 +383,7 @@ def test_fit_matches_numpy_reference_loop(
         clip_norm=0.8,
         fit_intercept=fit_intercept,
         neighboring=neighboring,
+        public_n_samples=700,
         random_state=11,
     ).fit(X, y)
     K = 1 if n_classes == 2 else n_classes
@@ -413,7 +422,12 @@ def test_fit_from_a_public_start_matches_the_reference(n_classes):
     rng = np.random.default_rng(5)
     coef0, intercept0 = rng.normal(size=(K, 6)), rng.normal(size=K)
     clf = DPLogisticRegression(
-        epsilon=2.0, delta=1e-6, max_iter=15, learning_rate=0.3, random_state=3
+        epsilon=2.0,
+        delta=1e-6,
+        max_iter=15,
+        learning_rate=0.3,
+        random_state=3,
+        public_n_samples=700,
     ).fit(
         X,
         y,
@@ -611,7 +625,10 @@ def test_auto_clip_norm_rule(Estimator):
         auto_clip_norm(1.0, 1e-8, 0, 6)
     X, y = _data(n=400, d=6)
     assert Estimator(epsilon=2.0).fit(X, y).clip_norm_ == 0.5
-    big = Estimator(epsilon=2.0, max_iter=5).fit(np.tile(X, (20, 1)), np.tile(y, 20))
+    # The rule reads the public size: declared here (an estimate would do too).
+    big = Estimator(epsilon=2.0, max_iter=5, public_n_samples=8000).fit(
+        np.tile(X, (20, 1)), np.tile(y, 20)
+    )
     assert big.clip_norm_ == auto_clip_norm(2.0, 1e-8, 8000, 6) == 1.0
     assert Estimator(epsilon=2.0, clip_norm=0.7).fit(X, y).clip_norm_ == 0.7
     # Gradient steps (the multiclass default) keep the former threshold.

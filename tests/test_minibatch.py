@@ -54,10 +54,17 @@ def test_minibatch_spends_the_budget_and_learns(Estimator, schedule):
         random_state=0,
     ).fit(X, y)
     assert clf.epsilon_ <= 2.0
-    assert clf.epsilon_ == pytest.approx(2.0, rel=1e-6)
+    # The noisy count of the public size takes its share in GDP terms; composed
+    # with the subsampled steps in RDP it leaves a little of the budget unspent.
+    assert clf.epsilon_ == pytest.approx(2.0, rel=5e-3)
     assert clf.mu_ is None  # no closed form for subsampled steps
-    assert all(r.sampling_rate == pytest.approx(100 / 3000) for r in clf.ledger_)
-    assert sum(r.count for r in clf.ledger_) == clf.n_iter_ == 200
+    # The first entry is the noisy count of the public size (full batch); the
+    # steps sample at q = batch_size / public_n_samples_.
+    count, *steps = clf.ledger_
+    assert count.sampling_rate == 1.0 and count.count == 1
+    q = 100 / clf.public_n_samples_
+    assert all(r.sampling_rate == pytest.approx(q) for r in steps)
+    assert sum(r.count for r in steps) == clf.n_iter_ == 200
     # Non-private logistic regression reaches 0.722 on these data.
     assert clf.score(X, y) > 0.65
     # The ledger alone re-audits the fit.
@@ -69,8 +76,6 @@ def test_minibatch_spends_the_budget_and_learns(Estimator, schedule):
 def test_minibatch_step_matches_reference_on_the_sampled_rows():
     # One step, no momentum: the update is -lr * (clipped sum over the Poisson sample
     # + noise) / (q n), with the sample and the noise drawn from the documented RNG.
-    from sklearn.utils import check_random_state
-
     X, y = _data(n=500)
     q_batch = 50
     clf = DPLogisticRegression(
@@ -84,9 +89,9 @@ def test_minibatch_step_matches_reference_on_the_sampled_rows():
         normalize_steps=False,
         clip_norm=1.0,
         random_state=7,
+        public_n_samples=500,
     ).fit(X, y)
-    seed = check_random_state(7).randint(0, 2**32, size=4, dtype=np.uint64)
-    rng = np.random.default_rng(seed)
+    rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(7)))
     q = q_batch / 500
     rows = np.flatnonzero(rng.random(500) < q)
     noise = clf.noise_multipliers_[0] * rng.standard_normal((1, X.shape[1] + 1))

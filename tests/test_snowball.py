@@ -14,9 +14,16 @@ from sklearn_dpgd import (
     DPLogisticRegression,
     PrivacyLeakWarning,
     UniformSchedule,
+    _kernels,
+    _losses,
     _oracle,
 )
-from sklearn_dpgd._snowball import snowball_batch_sizes, snowball_rho
+from sklearn_dpgd._public_size import COUNT_SHARE, count_noise_multiplier
+from sklearn_dpgd._snowball import (
+    assign_slots,
+    snowball_batch_sizes,
+    snowball_rho,
+)
 from sklearn_dpgd._subsampled import DEFAULT_ORDERS
 from sklearn_dpgd.accounting import (
     AmplifiedIterationFilter,
@@ -45,7 +52,9 @@ def _data(n=3000, d=8, seed=0, n_classes=2, class_sep=1.5):
     return Normalizer().fit_transform(X), y
 
 
-@parametrize_with_checks([DPLogisticRegression(solver="snowball", epsilon=4.0)])
+@parametrize_with_checks(
+    [DPLogisticRegression(solver="snowball", epsilon=4.0, public_n_samples=100)]
+)
 def test_sklearn_estimator_checks_snowball(estimator, check):
     check(estimator)
 
@@ -68,15 +77,16 @@ def _paper_rho(batch_sizes, noise_multipliers, learning_rates, factor, lipschitz
 
 
 @pytest.mark.parametrize(
-    "estimator, neighboring, n_classes, clip_norm",
+    "estimator, neighboring, n_classes, clip_norm, public_n_samples",
     [
-        (DPLogisticRegression, "add_remove", 2, 1.0),
-        (DPLogisticRegression, "replace", 3, 2.0),
-        (DPHuberSVM, "add_remove", 3, 0.5),
+        (DPLogisticRegression, "add_remove", 2, 1.0, None),
+        (DPLogisticRegression, "add_remove", 2, 1.0, 2500),
+        (DPLogisticRegression, "replace", 3, 2.0, None),
+        (DPHuberSVM, "add_remove", 3, 0.5, None),
     ],
 )
-def test_snowball_privacy_parameters_follow_seed_002(
-    estimator, neighboring, n_classes, clip_norm
+def test_snowball_privacy_parameters_follow_feldman_koren_talwar(
+    estimator, neighboring, n_classes, clip_norm, public_n_samples
 ):
     dp_accounting = pytest.importorskip("dp_accounting")
     n, d = 3000, 8
@@ -87,27 +97,40 @@ def test_snowball_privacy_parameters_follow_seed_002(
         delta=1e-6,
         neighboring=neighboring,
         clip_norm=clip_norm,
+        public_n_samples=public_n_samples,
         random_state=0,
     ).fit(X, y)
-    (record,) = clf.ledger_
+    rho = snowball_rho(2.0, 1e-6)
+    counted = public_n_samples is None and neighboring == "add_remove"
+    m = clf.public_n_samples_
+    if counted:
+        # A noisy count (sensitivity 1) with 1 / z_c^2 = COUNT_SHARE rho^2, the
+        # training with the rest of rho^2, recorded first in the ledger.
+        count, record = clf.ledger_
+        assert count == GaussianSteps(count_noise_multiplier(rho))
+        assert count.noise_multiplier**-2 == pytest.approx(COUNT_SHARE * rho**2)
+        assert m != n  # the count is noisy (std 4 here)
+        rho_train = rho * math.sqrt(1 - COUNT_SHARE)
+    else:
+        (record,) = clf.ledger_
+        assert m == (n if public_n_samples is None else public_n_samples)
+        rho_train = rho
     assert isinstance(record, SnowballSteps)
-    f = 2.0 if neighboring == "replace" else 1.0
     K = 1 if n_classes == 2 else n_classes
     p = K * (d + 1)
     B = np.asarray(record.batch_sizes)
     T = B.size
     assert clf.n_iter_ == T and clf.mu_ is None
-    # Batches: each row at most once, B_t = ceil(f sqrt(p) / (rho sqrt(T - t + 1))),
-    # the longest such plan within n.
-    rho = snowball_rho(2.0, 1e-6)
-    c = f * math.sqrt(p) / rho
+    # Batches: B_t = ceil(2 sqrt(p) / (rho sqrt(T - t + 1))), the sensitivity 2 L
+    # under both relations, the longest such plan within the public size m.
+    c = 2 * math.sqrt(p) / rho_train
     expected = np.ceil(c / np.sqrt(np.arange(T, 0, -1)))
     np.testing.assert_array_equal(B, expected)
-    assert B.sum() <= n
-    assert np.ceil(c / np.sqrt(np.arange(T + 1, 0, -1))).sum() > n
+    assert B.sum() <= m
+    assert np.ceil(c / np.sqrt(np.arange(T + 1, 0, -1))).sum() > m
     assert np.all(np.diff(B) >= 0)
     # Noise L / sqrt(p) per coordinate of the mean gradient (Thm 3.5).
-    sigma_mean = np.asarray(clf.noise_multipliers_) * f * clip_norm / B
+    sigma_mean = np.asarray(clf.noise_multipliers_) * 2 * clip_norm / B
     np.testing.assert_allclose(sigma_mean, clip_norm / math.sqrt(p), rtol=1e-12)
     # Contraction: eta <= 2 / beta with rows scaled to clip_norm / G_K.
     G = (
@@ -120,35 +143,94 @@ def test_snowball_privacy_parameters_follow_seed_002(
     ]
     assert max(record.learning_rates) <= 2.0 / (curvature * (clip_norm / G) ** 2)
     # rho by the paper's formula, computed independently, and <= the target.
-    paper = _paper_rho(B, clf.noise_multipliers_, record.learning_rates, f, clip_norm)
+    paper = _paper_rho(B, clf.noise_multipliers_, record.learning_rates, 2, clip_norm)
     assert record.rho == pytest.approx(paper, rel=1e-12)
-    assert paper <= rho * (1 + 1e-12)
+    assert paper <= rho_train * (1 + 1e-12)
     # (alpha, alpha rho^2 / 2)-RDP is the RDP curve of a Gaussian mechanism with
-    # noise multiplier 1 / rho: convert it with dp-accounting's RDP accountant.
+    # noise multiplier 1 / rho: convert it (and the count's) with dp-accounting.
     acc = dp_accounting.rdp.RdpAccountant(orders=list(DEFAULT_ORDERS))
     acc.compose(dp_accounting.GaussianDpEvent(1.0 / paper))
+    if counted:
+        acc.compose(dp_accounting.GaussianDpEvent(count.noise_multiplier))
     assert acc.get_epsilon(1e-6) == pytest.approx(clf.epsilon_, rel=1e-6)
     assert clf.epsilon_ <= 2.0
     assert ledger_epsilon(clf.ledger_, 1e-6) == clf.epsilon_
 
 
-def test_snowball_uses_each_row_at_most_once(monkeypatch):
+def _recorded_batches(monkeypatch):
     seen = []
     kernel = _oracle.clipped_gradient_sum
 
     def recording(X, y, W, b, row_norms, rows, *args):
-        seen.append(np.array(rows))
+        seen.append((np.array(rows), np.asarray(X).shape[0]))
         return kernel(X, y, W, b, row_norms, rows, *args)
 
     monkeypatch.setattr(_oracle, "clipped_gradient_sum", recording)
+    return seen
+
+
+def test_snowball_uses_each_row_at_most_once(monkeypatch):
+    seen = _recorded_batches(monkeypatch)
     X, y = _data(n=2000)
-    clf = DPLogisticRegression(solver="snowball", epsilon=1.0, random_state=0).fit(X, y)
-    used = np.concatenate(seen)
+    clf = DPLogisticRegression(
+        solver="snowball", epsilon=1.0, public_n_samples=2000, random_state=0
+    ).fit(X, y)
+    used = np.concatenate([rows for rows, _ in seen])
     assert len(seen) == clf.n_iter_
-    assert [s.size for s in seen] == list(clf.ledger_[0].batch_sizes)
+    assert [rows.size for rows, _ in seen] == list(clf.ledger_[0].batch_sizes)
     assert np.unique(used).size == used.size <= 2000
     # The order is a random permutation drawn from the seed.
     assert not np.array_equal(used, np.sort(used))
+
+
+def test_snowball_fills_missing_rows_with_empty_slots(monkeypatch):
+    # n < M: every row is used once, the other slots hold the zero row (index n,
+    # appended to the design) and each batch keeps its public planned size.
+    seen = _recorded_batches(monkeypatch)
+    X, y = _data(n=600)
+    clf = DPLogisticRegression(
+        solver="snowball", epsilon=1.0, public_n_samples=2000, random_state=0
+    ).fit(X, y)
+    assert [rows.size for rows, _ in seen] == list(clf.ledger_[0].batch_sizes)
+    assert {design_rows for _, design_rows in seen} == {601}
+    used = np.concatenate([rows for rows, _ in seen])
+    real = used[used < 600]
+    assert np.array_equal(np.sort(real), np.arange(600))
+    assert np.all(used[used >= 600] == 600)
+    # The zero row adds nothing to a batch sum, whatever theta and the label.
+    zero = np.zeros((1, 4))
+    for label in (0, 1):
+        grad = _kernels.clipped_gradient_sum(
+            zero,
+            np.array([label], dtype=np.int64),
+            np.ones((1, 4)),
+            np.zeros(1),
+            _kernels.row_norms(zero, False),
+            np.zeros(3, dtype=np.int64),
+            False,
+            1.0,
+            _losses.LOSS_CODES["logistic"],
+            0.5,
+        )
+        assert not np.any(grad)
+
+
+def test_assign_slots_is_a_uniform_injection():
+    rng = np.random.default_rng(0)
+    # n >= M: distinct rows; every row equally likely in every slot.
+    counts = np.zeros((5, 3))
+    for _ in range(3000):
+        slots = assign_slots(5, 3, rng)
+        assert np.unique(slots).size == 3 and slots.max() < 5
+        counts[slots, np.arange(3)] += 1
+    np.testing.assert_allclose(counts / 3000, 1 / 5, atol=0.03)
+    # n < M: all rows placed once, uniformly over the slots; the rest are blanks.
+    counts = np.zeros((2, 4))
+    for _ in range(3000):
+        slots = assign_slots(2, 4, rng)
+        assert sorted(slots[slots < 2]) == [0, 1] and np.all(slots[slots >= 2] == 2)
+        counts[slots[slots < 2], np.flatnonzero(slots < 2)] += 1
+    np.testing.assert_allclose(counts / 3000, 1 / 4, atol=0.03)
 
 
 def test_snowball_accuracy_on_a_separable_problem():
@@ -183,8 +265,9 @@ def test_snowball_sparse_matches_dense():
 )
 def test_snowball_rejects_bad_parameters(params, match):
     X, y = _data(n=300)
+    params = {"solver": "snowball", "public_n_samples": 300, **params}
     with pytest.raises(ValueError, match=match):
-        DPLogisticRegression(**{"solver": "snowball", **params}).fit(X, y)
+        DPLogisticRegression(**params).fit(X, y)
 
 
 def test_snowball_batch_sizes_and_rho_helpers():
@@ -194,10 +277,11 @@ def test_snowball_batch_sizes_and_rho_helpers():
 
     assert rdp_epsilon(0.5 * orders * rho**2, orders, 1e-8) <= 1.0
     assert rdp_epsilon(0.5 * orders * (rho * 1.001) ** 2, orders, 1e-8) > 1.0
-    B = snowball_batch_sizes(10_000, 20, rho, 1.0)
+    B = snowball_batch_sizes(10_000, 20, rho)
     assert B.sum() <= 10_000
-    with pytest.raises(ValueError, match="n_samples"):
-        snowball_batch_sizes(5, 20, rho, 1.0)
+    np.testing.assert_array_equal(B[-1], math.ceil(2 * math.sqrt(20) / rho))
+    with pytest.raises(ValueError, match="public size public_n_samples_ is 5"):
+        snowball_batch_sizes(5, 20, rho)
 
 
 def test_amplified_iteration_filter_refuses_overspending_and_off_plan_steps():
@@ -232,3 +316,60 @@ def test_ledger_epsilon_composes_snowball_in_rdp_only():
             ledger_epsilon((plan,), 1e-6, accountant=accountant)
     with pytest.raises(ValueError, match="batch_sizes"):
         SnowballSteps((0,), (1.0,), (0.1,))
+
+
+def test_amplified_iteration_filter_composes_a_count_before_the_plan():
+    plan = SnowballSteps((2, 3), (0.5, 0.75), (0.1, 0.1))
+    count = GaussianSteps(10.0)
+    filt = AmplifiedIterationFilter(epsilon=100.0, delta=1e-6)
+    filt.charge_before(count)
+    assert filt.ledger == (count,)
+    assert filt.epsilon_spent == ledger_epsilon((count,), 1e-6, accountant="rdp")
+    filt.reserve(plan)
+    with pytest.raises(ValueError, match="before"):
+        filt.charge_before(count)
+    filt.charge(2, 0.5)
+    filt.charge(3, 0.75)
+    assert filt.ledger == (count, plan)
+    assert filt.epsilon_spent == ledger_epsilon((count, plan), 1e-6)
+    # The budget covers the composition, not each part alone.
+    both = ledger_epsilon((count, plan), 1e-6)
+    alone = ledger_epsilon((plan,), 1e-6)
+    filt = AmplifiedIterationFilter(epsilon=(both + alone) / 2, delta=1e-6)
+    filt.charge_before(count)
+    with pytest.raises(BudgetExhaustedError, match="Snowball plan"):
+        filt.reserve(plan)
+    with pytest.raises(BudgetExhaustedError, match="before"):
+        AmplifiedIterationFilter(epsilon=1e-3, delta=1e-6).charge_before(count)
+    with pytest.raises(ValueError, match="full-batch"):
+        AmplifiedIterationFilter(1.0, 1e-6).charge_before(GaussianSteps(1.0, 0.5))
+
+
+@pytest.mark.parametrize("public_n_samples", [None, 2000])
+def test_snowball_draws_every_random_value_through_make_generator(
+    monkeypatch, public_n_samples
+):
+    # secure_mode reaches every generator of the fit (count, order, noise), each
+    # seeded by a child of the fit's SeedSequence; nothing else draws randomness.
+    from sklearn_dpgd import _snowball
+
+    calls = []
+
+    def recording(seed, secure_mode=False):
+        calls.append((seed, secure_mode))
+        return np.random.default_rng(seed)
+
+    monkeypatch.setattr(_snowball, "make_generator", recording)
+    X, y = _data(n=2000)
+    clf = DPLogisticRegression(
+        solver="snowball",
+        epsilon=1.0,
+        public_n_samples=public_n_samples,
+        secure_mode=True,
+    )
+    clf.fit(X, y)
+    assert len(calls) == (3 if public_n_samples is None else 2)
+    assert all(secure for _, secure in calls)
+    seeds = [seed for seed, _ in calls]
+    assert all(isinstance(s, np.random.SeedSequence) for s in seeds)
+    assert len({s.spawn_key for s in seeds}) == len(seeds)

@@ -50,7 +50,11 @@ mini = DPLogisticRegression(
 # in closed form, and the exact conversion gives ``epsilon_`` back. RDP and PLD are
 # upper bounds on the same curve: slightly larger.
 print("ledger:", full.ledger_)
-mu = gdp_mu_from_noise_multipliers(full.noise_multipliers_)
+# Under add/remove-one neighbouring the first entry is the noisy count of the rows
+# (the public size, ``public_n_samples_``); it is part of the spend.
+mu = gdp_mu_from_noise_multipliers(
+    np.concatenate([np.full(s.count, s.noise_multiplier) for s in full.ledger_])
+)
 print(f"mu_ = {full.mu_:.6f}, recomputed mu = {mu:.6f}")
 print(f"epsilon_ (reported)  = {full.epsilon_:.6f}")
 for accountant in ("gdp", "rdp", "pld"):

@@ -1,0 +1,235 @@
+"""Ledgers and kernels under fork (os.fork, joblib's "multiprocessing" backend).
+
+The forking scenarios run in one subprocess (a small script), so that the pytest
+process, whose Numba threads and other state the tests do not control, never forks.
+"""
+
+import json
+import os
+import pickle
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import sklearn_dpgd
+from sklearn_dpgd import DPLogisticRegression, _kernels
+from sklearn_dpgd._losses import LOSS_CODES
+from sklearn_dpgd.accounting import EpsilonDeltaRecord, PrivacyLedger
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+
+_SCRIPT = textwrap.dedent(
+    """
+    import contextvars, json, multiprocessing, os, signal, sys, threading, warnings
+
+    import numpy as np
+    from joblib import Parallel, delayed
+
+    # joblib's "multiprocessing" backend forks only where that is the default start
+    # method (Python 3.14 moved POSIX to forkserver): ask for fork explicitly.
+    multiprocessing.set_start_method("fork", force=True)
+
+    warnings.simplefilter("ignore")  # the fixed seed's PrivacyLeakWarning
+    import numba
+    from sklearn_dpgd import DPLogisticRegression, _kernels, accounting
+    from sklearn_dpgd.accounting import EpsilonDeltaRecord, PrivacyLedger
+    from sklearn_dpgd.exceptions import UnrecordedFitError
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(3 * _kernels.BLOCK_ROWS, 4)) / 4  # several blocks
+    y = (X[:, 0] > 0).astype(int)
+
+
+    def model(epsilon=0.5):
+        return DPLogisticRegression(
+            epsilon=epsilon, delta=1e-6, classes=[0, 1], public_n_samples=len(y),
+            max_iter=20, random_state=7,
+        )
+
+
+    def fit(epsilon=0.5):
+        return model(epsilon).fit(X, y).coef_.tolist()
+
+
+    def outcome(call):
+        try:
+            call()
+            return "ran"
+        except UnrecordedFitError as exc:
+            return "UnrecordedFitError: " + str(exc)
+        except Exception as exc:
+            return f"{type(exc).__name__}: {exc}"
+
+
+    def in_child(body):
+        # body() runs in a forked child; its JSON result comes back through a pipe.
+        r, w = os.pipe()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:
+            os.close(r)
+            signal.alarm(60)  # a deadlocked child ends with SIGALRM, not a hang
+            try:
+                result = body()
+            except BaseException as exc:
+                result = f"{type(exc).__name__}: {exc}"
+            os.write(w, json.dumps(result).encode())
+            os._exit(0)
+        os.close(w)
+        data = b""
+        while chunk := os.read(r, 1 << 16):
+            data += chunk
+        os.close(r)
+        status = os.waitpid(pid, 0)[1]
+        return {
+            "exit": os.waitstatus_to_exitcode(status),
+            "result": json.loads(data) if data else None,
+        }
+
+
+    out = {}
+    # (a) Two epsilon=0.5 fits under a 0.6 cap in joblib's forked workers.
+    capped = PrivacyLedger(epsilon=0.6, delta=1e-6)
+    with capped:
+        out["a"] = outcome(
+            lambda: Parallel(n_jobs=2, backend="multiprocessing")(
+                delayed(fit)() for _ in range(2)
+            )
+        )
+    out["a_entries"] = len(capped.entries)
+
+    # (b) The parent runs the parallel kernels; a forked child then fits.
+    reference = fit()
+    out["layer"] = numba.threading_layer()
+    out["b"] = in_child(lambda: [fit() == reference, _kernels._serial])
+
+    # (c) A ledger open elsewhere in the parent (another context, as another
+    # thread's would be), and another thread holding the ledgers' lock at the
+    # fork; the child opens its own ledger.
+    parent = PrivacyLedger()
+    elsewhere = contextvars.copy_context()
+    elsewhere.run(parent.__enter__)
+    held, release = threading.Event(), threading.Event()
+
+    def hold_lock():
+        with accounting._LEDGER_LOCK:
+            held.set()
+            release.wait()
+
+    holder = threading.Thread(target=hold_lock)
+    holder.start()
+    held.wait()
+
+    def child_c():
+        refused = outcome(fit)
+        charge = outcome(lambda: parent.charge(EpsilonDeltaRecord(0.1)))
+        mine = PrivacyLedger()
+        with mine:
+            fit()
+        return [refused, charge, len(mine.entries), len(parent.entries)]
+
+    out["c"] = in_child(child_c)
+    release.set()
+    holder.join()
+
+    # (d) Forked inside the parent's block: the child's fits are in its scope.
+    def child_d():
+        mine = PrivacyLedger()
+        with mine:
+            return [outcome(fit), len(mine.entries)]
+
+    with parent:
+        out["d"] = in_child(child_d)
+    elsewhere.run(parent.__exit__, None, None, None)
+    out["parent_entries"] = len(parent.entries)
+    print(json.dumps(out))
+    """
+)
+
+
+@pytest.fixture(scope="module")
+def forked():
+    env = dict(os.environ)
+    root = str(Path(sklearn_dpgd.__file__).resolve().parents[1])
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, env.get("PYTHONPATH")]))
+    proc = subprocess.run(
+        [sys.executable, "-c", _SCRIPT],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def test_multiprocessing_fits_under_a_ledger_are_refused_not_lost(forked):
+    # Before: both epsilon=0.5 fits ran under the 0.6 cap, recorded in the
+    # workers' copies, and the parent's ledger stayed empty.
+    assert forked["a"].startswith("UnrecordedFitError"), forked["a"]
+    assert "n_jobs=1 or joblib's threading backend" in forked["a"]
+    assert "inside the child" in forked["a"]
+    assert forked["a_entries"] == 0
+
+
+def test_forked_child_fits_after_the_parent_ran_parallel_kernels(forked):
+    # Before: Numba's GNU OpenMP layer terminated the child (SIGTERM, exit -15).
+    assert forked["b"]["exit"] == 0, forked
+    same, serial = forked["b"]["result"]
+    assert serial == (forked["layer"] == "omp")
+    assert same  # the serial twins give the parent's fit bit for bit
+
+
+def test_ledger_opened_inside_the_child_records_there(forked):
+    assert forked["c"]["exit"] == 0, forked
+    refused, charge, mine, parent_copy = forked["c"]["result"]
+    # A fit with no ledger in its context falls back to the process-wide
+    # registry, which holds the parent's (copied) ledger: refused, not lost.
+    assert refused.startswith("UnrecordedFitError"), refused
+    assert charge.startswith("UnrecordedFitError"), charge
+    assert (mine, parent_copy) == (1, 0)
+    assert forked["parent_entries"] == 0
+
+
+def test_child_forked_inside_a_ledger_block_cannot_leave_its_scope(forked):
+    # The parent's block caps every fit in it; the child's own ledger does not
+    # lift that cap, so the fit is refused rather than recorded only in the child.
+    assert forked["d"]["exit"] == 0, forked
+    outcome, mine = forked["d"]["result"]
+    assert outcome.startswith("UnrecordedFitError"), outcome
+    assert mine == 0
+
+
+@pytest.mark.parametrize(("K", "loss"), [(1, "logistic"), (3, "huber_hinge")])
+def test_serial_twins_are_bit_identical(K, loss):
+    rng = np.random.default_rng(K)
+    n, d = 2 * _kernels.BLOCK_ROWS + 77, 9
+    X = rng.standard_normal((n, d)) * rng.uniform(0.1, 3, size=(n, 1))
+    y = rng.integers(0, max(K, 2), size=n).astype(np.int64)
+    W, b = rng.standard_normal((K, d)), rng.standard_normal(K)
+    norms = _kernels.row_norms.parallel(X, True)
+    np.testing.assert_array_equal(_kernels.row_norms.serial(X, True), norms)
+    args = (X, y, W, b, norms, None, True, 0.7, LOSS_CODES[loss], 0.5)
+    np.testing.assert_array_equal(
+        _kernels.clipped_gradient_sum.serial(*args),
+        _kernels.clipped_gradient_sum.parallel(*args),
+    )
+
+
+def test_unpickled_ledger_belongs_to_the_loading_process():
+    ledger = PrivacyLedger()
+    ledger.charge(EpsilonDeltaRecord(0.1))
+    copy = pickle.loads(pickle.dumps(ledger))
+    copy.charge(EpsilonDeltaRecord(0.2))
+    assert (len(ledger.entries), len(copy.entries)) == (1, 2)
+    X = np.random.default_rng(0).normal(size=(50, 2)) / 2
+    with copy:
+        DPLogisticRegression(
+            epsilon=0.3, delta=1e-6, classes=[0, 1], public_n_samples=50, max_iter=3
+        ).fit(X, (X[:, 0] > 0).astype(int))
+    assert len(copy.entries) == 3
