@@ -8,7 +8,9 @@ Part 1 times one call of each sampler of
 :class:`sklearn_dpgd._secure.SecureGenerator` (OS CSPRNG bits, Holohan & Braghin's
 sums of independent terms, ESORICS 2021, Sect. 5) against the same call on NumPy's
 PCG64 ``Generator``, per draw size: a noise vector of a step has a few hundred to
-20,000 values; the Poisson mask of a minibatch step has one uniform per row.
+20,000 values. The Poisson sample of a minibatch step is one uniform per row on
+NumPy (``rng.random(n) < q``) and geometric gaps between sampled rows on the secure
+generator (:func:`~sklearn_dpgd._secure.poisson_indices`, ``O(q n)`` draws).
 
 Part 2 fits the default :class:`~sklearn_dpgd.DPLogisticRegression` at epsilon = 1
 on Adult (:func:`~sklearn_dpgd.datasets.paper_preprocessor`), full batch and with
@@ -16,10 +18,6 @@ on Adult (:func:`~sklearn_dpgd.datasets.paper_preprocessor`), full batch and wit
 process, and reports the median fit time of each and their ratio (the goal of
 issue 16: at most 1.5). It also counts the bytes the secure fits read from the OS,
 which tells whether the estimators route their noise through the secure generator.
-``--emulate`` measures the cost before ``secure_mode`` is wired into the estimators:
-the secure fits then swap the gradient oracle's generator for a
-:class:`~sklearn_dpgd._secure.SecureGenerator` and draw the Poisson sample with
-:func:`~sklearn_dpgd._secure.poisson_indices` (what the wiring does).
 """
 
 import argparse
@@ -87,37 +85,7 @@ class _ByteCounter:
         return self._urandom(k)
 
 
-class _Emulation:
-    """Routes the oracle's draws through SecureGenerator while ``on`` is set."""
-
-    def __init__(self):
-        from sklearn_dpgd import _oracle
-
-        self.on = False
-        self._oracle = _oracle
-        self._init = _oracle.PrivateGradientOracle.__init__
-        self._sample = _oracle.LocalRows._sample
-        emulation = self
-
-        def init(oracle, *args, **kwargs):
-            emulation._init(oracle, *args, **kwargs)
-            if emulation.on:
-                oracle._rng = SecureGenerator()
-
-        def sample(rows, sampling_rate, rng):
-            if sampling_rate < 1.0:
-                return poisson_indices(rng, rows.n_samples, sampling_rate)
-            return rows._all_rows
-
-        _oracle.PrivateGradientOracle.__init__ = init
-        _oracle.LocalRows._sample = sample
-
-    def restore(self):
-        self._oracle.PrivateGradientOracle.__init__ = self._init
-        self._oracle.LocalRows._sample = self._sample
-
-
-def fit_table(data_home, repeat, emulate=False):
+def fit_table(data_home, repeat):
     X_train, _, y_train, _ = load_benchmark_split("adult", data_home)
     X = np.ascontiguousarray(paper_preprocessor().fit_transform(X_train))
     y = y_train.to_numpy()
@@ -128,7 +96,6 @@ def fit_table(data_home, repeat, emulate=False):
     )
     counter = _ByteCounter()
     _secure.os.urandom = counter
-    emulation = _Emulation() if emulate else None
     try:
         for label, params in (
             ("full batch (default)", {}),
@@ -143,8 +110,6 @@ def fit_table(data_home, repeat, emulate=False):
                     est = DPLogisticRegression(
                         epsilon=1.0, secure_mode=secure, **params
                     )
-                    if emulation is not None:
-                        emulation.on = secure
                     start = time.perf_counter()
                     est.fit(X, y)
                     times[secure].append(time.perf_counter() - start)
@@ -156,8 +121,6 @@ def fit_table(data_home, repeat, emulate=False):
             )
     finally:
         _secure.os.urandom = counter._urandom
-        if emulation is not None:
-            emulation.restore()
     if counter.n_bytes == 0:
         print("(no OS bytes read: secure_mode is not wired into the estimator yet)")
 
@@ -168,15 +131,12 @@ def main():
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--skip-samplers", action="store_true")
     parser.add_argument("--skip-fit", action="store_true")
-    parser.add_argument(
-        "--emulate", action="store_true", help="emulate the secure_mode wiring"
-    )
     args = parser.parse_args()
     warnings.simplefilter("ignore")
     if not args.skip_samplers:
         sampler_table(args.repeat)
     if not args.skip_fit:
-        fit_table(args.data_home, args.repeat, args.emulate)
+        fit_table(args.data_home, args.repeat)
 
 
 if __name__ == "__main__":
