@@ -25,6 +25,7 @@ from ._kernels import (
     row_norms,
     row_norms_csr,
 )
+from ._secure import poisson_indices
 from .accounting import NoisyMaxSteps, SparseVectorSteps
 
 
@@ -103,7 +104,7 @@ class LocalRows:
         if sampling_rate < 1.0:
             # The sample is drawn outside the kernel; which rows were drawn is never
             # returned (only privatised values leave the oracle).
-            return np.flatnonzero(rng.random(self.n_samples) < sampling_rate)
+            return poisson_indices(rng, self.n_samples, sampling_rate)
         return self._all_rows
 
     def objective_along(self, W, b, D, db, etas, objective_args, sampling_rate, rng):

@@ -23,6 +23,7 @@ from numbers import Integral
 
 import numpy as np
 
+from ._secure import SecureGenerator
 from .exceptions import PrivacyLeakWarning
 
 __all__ = ["draw_seed", "make_generator", "spawn_seeds"]
@@ -127,7 +128,5 @@ def make_generator(seed, secure_mode=False):
         ``gumbel``, ``random``, ``uniform``, ``integers`` and ``permutation``.
     """
     if secure_mode:
-        from ._secure import SecureGenerator
-
         return SecureGenerator()
     return np.random.Generator(np.random.PCG64(seed))
