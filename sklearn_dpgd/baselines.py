@@ -299,7 +299,9 @@ class _BaselineClassifier(ClassifierMixin, BaseEstimator):
 
         Returns ``(mu_train, count_multiplier, count_seed, noise_seed, charge)``.
         """
-        seed = draw_seed(self.random_state, owner=type(self).__name__)
+        # secure_mode ignores random_state (its noise is not seeded): no warning.
+        random_state = None if self.secure_mode else self.random_state
+        seed = draw_seed(random_state, owner=type(self).__name__)
         count_seed, noise_seed = spawn_seeds(seed, 2)
         mu_train, z_count, planned = self._plan_budget()
         charge = _charge_active_ledgers(self, planned, neighboring=self.neighboring)

@@ -311,9 +311,11 @@ class _BaseDPLinearClassifier(ClassifierMixin, BaseEstimator):
         Warns
         -----
         PrivacyLeakWarning
-            If ``classes`` is None (the label set is read from the data).
+            If ``classes`` is None (the label set is read from the data), or
+            ``random_state`` fixes the noise (not None, without ``secure_mode``).
         WeakPrivacyWarning
-            If ``delta >= 1 / n_samples``.
+            If ``delta >= 1 / public_n_samples_`` (the public size, never the private
+            number of rows).
 
         Notes
         -----
@@ -329,7 +331,9 @@ class _BaseDPLinearClassifier(ClassifierMixin, BaseEstimator):
         n_rows, n_features = X.shape
         n_outputs = 1 if self.classes_.shape[0] == 2 else self.classes_.shape[0]
         initial = self._initial_point(coef_init, intercept_init, n_outputs, n_features)
-        seed = draw_seed(self.random_state, owner=type(self).__name__)
+        # secure_mode ignores random_state (its noise is not seeded): no warning.
+        random_state = None if self.secure_mode else self.random_state
+        seed = draw_seed(random_state, owner=type(self).__name__)
         if self.solver == "snowball":
             return self._fit_snowball(X, y_index, n_outputs, initial, seed)
 
@@ -763,8 +767,8 @@ _PARAMS_PRIVACY = """\
         Number of private gradient steps ``T``. Every step costs privacy, so all of
         them are taken: there is no early stopping on the private loss. "auto" uses
         :func:`~sklearn_dpgd.schedules.auto_max_iter`, a rule in public quantities
-        only (epsilon, delta, n_samples, n_features, number of classes,
-        neighboring): few steps at small budgets, where each step's noise would
+        only (epsilon, delta, the public size ``public_n_samples_``, n_features,
+        number of classes, neighboring): few steps at small budgets, where each step's noise would
         dominate, and up to 1000 at large ones. With an adaptive schedule, an int
         caps the number of updates and "auto" lets the budget end the run."""
 
@@ -794,7 +798,8 @@ _PARAMS_OPTIMISER = """\
     batch_size : int or None, default=None
         Expected batch size of minibatch DP-SGD: each step sums a fresh Poisson
         sample, every row independently with probability
-        ``q = batch_size / n_samples``, and divides by ``q n_samples``. None is the
+        ``q = batch_size / m`` (``m`` the public size ``public_n_samples_``), and
+        divides by ``q m``. None is the
         full batch. Subsampled steps are accounted by the Rényi DP of the sampled
         Gaussian mechanism (Mironov, Talwar & Zhang 2019), under add/remove-one
         neighbouring only.
@@ -848,8 +853,10 @@ _PARAMS_OPTIMISER = """\
         "gd": the private gradient descent described above. "snowball":
         Snowball-SGD (Feldman, Koren & Talwar, STOC 2020, Sec. 3, Thm 3.1 and 3.5;
         ``sklearn_dpgd/_snowball.py``): one pass over the rows in a random order,
-        batches growing as ``B_t = ceil(f sqrt(p) / (rho sqrt(T - t + 1)))``
-        (``p`` parameters, ``f = 1`` add/remove-one, ``2`` replace-one), noise
+        batches growing as ``B_t = ceil(2 sqrt(p) / (rho sqrt(T - t + 1)))``
+        (``p`` parameters; the factor 2 is the replace-one sensitivity, which
+        holds under add/remove too, as an added row that lands in a full batch
+        pushes another out) planned on the public size, noise
         ``clip_norm / sqrt(p)`` per coordinate of each batch-mean gradient, a
         constant step ``min(2 radius / (clip_norm sqrt(2 T)), 2 / beta)``,
         projection onto the ball of radius ``radius``, and the last iterate
@@ -862,7 +869,7 @@ _PARAMS_OPTIMISER = """\
         ``clip_norm`` and bounds the smoothness ``beta``. ``schedule`` and
         ``batch_size`` must be None; ``max_iter``, ``learning_rate``,
         ``momentum``, ``average`` and ``accountant`` are not used (the horizon
-        and step come from ``n_samples`` and the budget).
+        and step come from the public size and the budget).
     radius : float, default=10.0
         Radius of the ball (all coefficients and intercepts, Frobenius norm) onto
         which ``solver="snowball"`` projects; the paper's diameter is
