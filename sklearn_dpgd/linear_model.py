@@ -769,8 +769,9 @@ _PARAMS_PRIVACY = """\
         :func:`~sklearn_dpgd.schedules.auto_max_iter`, a rule in public quantities
         only (epsilon, delta, the public size ``public_n_samples_``, n_features,
         number of classes, neighboring): few steps at small budgets, where each
-        step's noise would dominate, and up to 1000 at large ones. With an adaptive schedule, an int
-        caps the number of updates and "auto" lets the budget end the run."""
+        step's noise would dominate, and up to 1000 at large ones. With an
+        adaptive schedule, an int caps the number of updates and "auto" lets the
+        budget end the run."""
 
 _PARAMS_OPTIMISER = """\
     momentum : float, default=0.9
