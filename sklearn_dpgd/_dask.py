@@ -44,6 +44,7 @@ from sklearn.utils.validation import (
 )
 
 from ._kernels import clipped_gradient_sum, clipped_objective_along, row_norms
+from ._validation import encode_labels
 
 
 def is_dask_collection(obj):
@@ -122,7 +123,7 @@ def check_fit_data(estimator, X, y):
     Parameters
     ----------
     estimator : _BaseDPLinearClassifier
-        The estimator being fitted (its ``classes`` and ``_encode_labels``).
+        The estimator being fitted (its ``classes``).
     X : dask.array.Array of shape (n_samples, n_features)
         Chunks along rows (columns are merged into one chunk); NumPy chunks.
     y : dask.array.Array of shape (n_samples,)
@@ -141,7 +142,8 @@ def check_fit_data(estimator, X, y):
         If only one of ``X`` and ``y`` is a dask array, or either has non-NumPy
         chunks.
     ValueError
-        As :func:`sklearn.utils.validation.validate_data` and ``_encode_labels``
+        As :func:`sklearn.utils.validation.validate_data` and
+        :func:`sklearn_dpgd._validation.encode_labels`
         for NumPy input: wrong dimensions, complex or non-numeric ``X``, NaN or
         inf in ``X``, fewer than 2 rows or no column, different lengths,
         continuous ``y``, one class only, labels outside ``classes``.
@@ -200,11 +202,11 @@ def check_fit_data(estimator, X, y):
     if not finite:
         raise ValueError("Input X contains NaN or infinity.")
     if estimator.classes is not None and labels.size == 0:
-        # Every label is declared: the checks of _encode_labels see the classes.
+        # Every label is declared: the checks of encode_labels see the classes.
         labels = declared
     # Same checks, errors and PrivacyLeakWarning as for NumPy labels; the codes it
     # returns for this summary are not needed.
-    estimator._encode_labels(labels)
+    encode_labels(estimator, labels, stacklevel=6)
     y_index = y.map_blocks(_encode_chunk, estimator.classes_, dtype=np.int64)
     return X, y_index
 

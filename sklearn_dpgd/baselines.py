@@ -50,11 +50,11 @@ from scipy.special import expit, log_expit, log_softmax, logsumexp, softmax
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils._available_if import available_if
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._public_size import count_noise_multiplier, needs_count, resolve_public_size
 from ._randomness import draw_seed, make_generator, spawn_seeds
+from ._validation import validate_fit_data
 from .accounting import (
     GaussianSteps,
     _charge_active_ledgers,
@@ -62,7 +62,7 @@ from .accounting import (
     gdp_epsilon,
     gdp_mu,
 )
-from .exceptions import PrivacyLeakWarning, WeakPrivacyWarning
+from .exceptions import WeakPrivacyWarning
 
 __all__ = ["OutputPerturbationClassifier", "PhasedLocalizationClassifier"]
 
@@ -181,63 +181,8 @@ class _BaselineClassifier(ClassifierMixin, BaseEstimator):
             if isinstance(value, Real) and not np.isfinite(value):
                 raise ValueError(f"{name} must be finite, got {value!r}.")
 
-    def _encode_labels(self, y):
-        """Set ``classes_``; return labels as int64 class indices.
-
-        Messages about ``y`` never name its labels (they are private when
-        ``classes`` is declared): only how many fall outside ``classes``.
-        """
-        check_classification_targets(y)
-        if self.classes is None:
-            warnings.warn(
-                "classes=None: the set of labels is read from y, so which labels are "
-                "present in the private data is not protected. Pass the public label "
-                "set as `classes` to avoid this.",
-                PrivacyLeakWarning,
-                stacklevel=4,
-            )
-            classes = np.unique(y)
-            if classes.shape[0] < 2:
-                raise ValueError(
-                    "This solver needs samples of at least 2 classes in the data, but "
-                    "the data contains only one class."
-                )
-        else:
-            declared = np.asarray(self.classes)
-            if declared.ndim != 1:
-                raise ValueError(
-                    f"classes must be one-dimensional, got shape {declared.shape}."
-                )
-            classes = np.unique(declared)
-            if classes.shape[0] != declared.shape[0]:
-                raise ValueError("classes must not contain duplicates.")
-            if classes.shape[0] < 2:
-                raise ValueError(
-                    f"classes must name at least 2 classes, got {classes.tolist()}."
-                )
-            unknown = np.setdiff1d(np.unique(y), classes)
-            if unknown.size:
-                raise ValueError(
-                    f"y contains {unknown.size} distinct label(s) that are not in "
-                    "classes (which ones is not said: y is private)."
-                )
-        self.classes_ = classes
-        return np.searchsorted(classes, y).astype(np.int64)
-
     def _validate_fit_data(self, X, y):
-        X, y = validate_data(
-            self,
-            X,
-            y,
-            accept_sparse="csr",
-            dtype=[np.float64, np.float32],
-            order="C",
-            ensure_min_samples=2,
-        )
-        if sp.issparse(X) and not X.has_canonical_format:
-            X = X.copy()
-            X.sum_duplicates()
-        y_index = self._encode_labels(y)
+        X, y_index = validate_fit_data(self, X, y)
         n_outputs = 1 if self.classes_.shape[0] == 2 else self.classes_.shape[0]
         return X, y_index, n_outputs
 

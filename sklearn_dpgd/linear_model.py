@@ -6,11 +6,9 @@ import warnings
 from numbers import Integral, Real
 
 import numpy as np
-import scipy.sparse as sp
 from scipy.special import expit, log_expit, log_softmax, softmax
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _losses
@@ -20,6 +18,7 @@ from ._public_size import count_noise_multiplier, needs_count, resolve_public_si
 from ._randomness import draw_seed, make_generator
 from ._snowball import fit_snowball
 from ._solver import noisy_gradient_descent
+from ._validation import validate_fit_data
 from .accounting import (
     EpsilonDeltaRecord,
     GaussianPrivacyFilter,
@@ -31,7 +30,7 @@ from .accounting import (
     gdp_mu,
     ledger_epsilon,
 )
-from .exceptions import BudgetExhaustedError, PrivacyLeakWarning, WeakPrivacyWarning
+from .exceptions import BudgetExhaustedError, WeakPrivacyWarning
 from .schedules import (
     MAX_HORIZON,
     AdaptiveSchedule,
@@ -201,62 +200,6 @@ class _BaseDPLinearClassifier(ClassifierMixin, BaseEstimator):
             fit_intercept=self.fit_intercept,
         )
 
-    def _encode_labels(self, y):
-        """Set ``classes_``; return labels as int64 class indices."""
-        check_classification_targets(y)
-        if self.classes is None:
-            warnings.warn(
-                "classes=None: the set of labels is read from y, so which labels are "
-                "present in the private data is not protected. Pass the public label "
-                "set as `classes` to avoid this.",
-                PrivacyLeakWarning,
-                stacklevel=3,
-            )
-            classes = np.unique(y)
-        else:
-            declared = np.asarray(self.classes)
-            if declared.ndim != 1:
-                raise ValueError(
-                    f"classes must be one-dimensional, got shape {declared.shape}."
-                )
-            classes = np.unique(declared)
-            if classes.shape[0] != declared.shape[0]:
-                raise ValueError("classes must not contain duplicates.")
-            # The message names no label of y: which labels occur is private.
-            if not np.all(np.isin(y, classes)):
-                raise ValueError(
-                    "y contains labels that are not in classes="
-                    f"{classes.tolist()} (the labels are not shown: they are "
-                    "private data)."
-                )
-        if classes.shape[0] < 2:
-            raise ValueError(
-                "This solver needs samples of at least 2 classes in the data, but the "
-                f"data contains only one class: {classes[0]!r}."
-                if self.classes is None
-                else f"classes must name at least 2 classes, got {classes.tolist()}."
-            )
-        self.classes_ = classes
-        return np.searchsorted(classes, y).astype(np.int64)
-
-    def _validate_fit_data(self, X, y):
-        """Validate in-memory ``(X, y)``; return ``(X, y_index)``."""
-        X, y = validate_data(
-            self,
-            X,
-            y,
-            accept_sparse="csr",
-            dtype=[np.float64, np.float32],
-            order="C",
-            ensure_min_samples=2,
-        )
-        if sp.issparse(X) and not X.has_canonical_format:
-            # Duplicate entries would make the precomputed row norms (and so the
-            # clip factors) wrong; sum them on a copy, never in the caller's matrix.
-            X = X.copy()
-            X.sum_duplicates()
-        return X, self._encode_labels(y)
-
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, coef_init=None, intercept_init=None):
         """Train the model with ``(epsilon, delta)``-differential privacy.
@@ -327,7 +270,7 @@ class _BaseDPLinearClassifier(ClassifierMixin, BaseEstimator):
             # Rows stay on the Dask workers; the oracle sums their chunks there.
             X, y_index = check_fit_data(self, X, y)
         else:
-            X, y_index = self._validate_fit_data(X, y)
+            X, y_index = validate_fit_data(self, X, y)
         n_rows, n_features = X.shape
         n_outputs = 1 if self.classes_.shape[0] == 2 else self.classes_.shape[0]
         initial = self._initial_point(coef_init, intercept_init, n_outputs, n_features)
