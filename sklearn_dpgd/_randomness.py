@@ -28,6 +28,10 @@ from .exceptions import PrivacyLeakWarning
 
 __all__ = ["draw_seed", "make_generator", "spawn_seeds"]
 
+# A regular expression matching the fixed-seed warning below, for code that warns
+# once for many fits (the searches) and filters the fits' own warnings.
+FIXED_SEED_MESSAGE = r".*random_state=.* fixes the noise"
+
 # Bits of entropy of every seed the package draws itself (NIST SP 800-90A's
 # security strength for a 128-bit key; numpy's SeedSequence pool is 128 bits).
 SEED_BITS = 128

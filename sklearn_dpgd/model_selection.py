@@ -101,7 +101,7 @@ from ._public_size import (
     needs_count,
     resolve_public_size,
 )
-from ._randomness import draw_seed, make_generator, spawn_seeds
+from ._randomness import FIXED_SEED_MESSAGE, draw_seed, make_generator, spawn_seeds
 from .accounting import (
     _ACTIVE_LEDGERS,
     EpsilonDeltaRecord,
@@ -137,9 +137,6 @@ _SELECTION_MARGIN = 1e-9
 # Relative tolerance on a fit's recorded GDP mu against the planned one (the
 # estimators calibrate to ~1e-11).
 _MU_TOLERANCE = 1e-8
-# The fixed-seed warning of draw_seed, which the search raises once for itself
-# instead of once per candidate.
-_FIXED_SEED_MESSAGE = r".*random_state=.*fixes the noise"
 
 
 @functools.lru_cache(maxsize=256)
@@ -431,7 +428,7 @@ class _BasePrivateSearch(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
             with warnings.catch_warnings():
                 # The search warned once for its fixed seed; not once per fit.
                 warnings.filterwarnings(
-                    "ignore", message=_FIXED_SEED_MESSAGE, category=PrivacyLeakWarning
+                    "ignore", message=FIXED_SEED_MESSAGE, category=PrivacyLeakWarning
                 )
                 est.fit(X, y)
         finally:
