@@ -5,9 +5,10 @@
 Protocol of ``benchmarks/bench_adult.py`` (Adult's standard split, one-hot + min-max
 + unit-norm rows, delta = 1e-8, classes declared), epsilon in {0.1, 0.4, 1.6}, mean
 test accuracy over the seeds, for the gradient-descent estimators, Snowball-SGD and
-the two baselines, every other parameter at its default. Under add/remove-one neighbouring the number of rows
-is private, so every size-dependent rule reads a *public size*: by default a noisy
-count charged to the fit (1% of ``mu**2``), or a size the user declares
+the two baselines, every other parameter at its default. Under add/remove-one
+neighbouring the number of rows is private, so every size-dependent rule reads a
+*public size*: by default a noisy count charged to the fit (1% of ``mu**2``), or a
+size the user declares
 (``public_n_samples=32561``, the documented size of Adult's training split). Both
 are measured; on a version of the package without ``public_n_samples`` (before the
 fixes) only the default is.
