@@ -23,6 +23,8 @@ from sklearn_dpgd import (
 from sklearn_dpgd.accounting import gdp_epsilon, gdp_mu_from_noise_multipliers
 from sklearn_dpgd.schedules import AdaptiveStepSchedule, LineSearchSchedule
 
+from ._sklearn_checks import expected_failed_checks
+
 
 @pytest.fixture(autouse=True)
 def _quiet_privacy_warnings():
@@ -55,7 +57,8 @@ def _data(n=2000, d=8, seed=0, n_classes=2):
             epsilon=100.0, schedule=AdaptiveStepSchedule(), max_iter=20
         ),
         DPHuberSVM(epsilon=100.0, schedule=LineSearchSchedule(), max_iter=20),
-    ]
+    ],
+    expected_failed_checks=expected_failed_checks,
 )
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)
