@@ -536,7 +536,9 @@ class OutputPerturbationClassifier(_BaselineClassifier):
         is ``public_n_samples_``.
     classes : array-like of shape (n_classes,), default=None
         The public label set. If None, it is read from ``y`` and a
-        :class:`~sklearn_dpgd.exceptions.PrivacyLeakWarning` is raised.
+        :class:`~sklearn_dpgd.exceptions.PrivacyLeakWarning` is raised (and
+        one-class ``y`` raises a ValueError); when given, ``y`` may lack some of
+        the classes, even all but one, and ``classes_`` is the declared set.
     tol : float, default=1e-8
         Gradient-norm tolerance ``g_tol`` of the solver, in [1e-12, 1); it adds
         ``2 tol / alpha`` to the sensitivity.
@@ -854,7 +856,9 @@ class PhasedLocalizationClassifier(_BaselineClassifier):
         ``public_n_samples_``.
     classes : array-like of shape (n_classes,), default=None
         The public label set. If None, it is read from ``y`` and a
-        :class:`~sklearn_dpgd.exceptions.PrivacyLeakWarning` is raised.
+        :class:`~sklearn_dpgd.exceptions.PrivacyLeakWarning` is raised (and
+        one-class ``y`` raises a ValueError); when given, ``y`` may lack some of
+        the classes, even all but one, and ``classes_`` is the declared set.
     random_state : int, RandomState instance or None, default=None
         Seeds the placement of the rows, the noise and the noisy count. None draws
         128 bits of fresh operating-system entropy for every fit (never NumPy's

@@ -800,7 +800,9 @@ _PARAMS_OPTIMISER = """\
         The public label set. If None, it is read from ``y`` and a
         :class:`~sklearn_dpgd.exceptions.PrivacyLeakWarning` is raised: which labels
         occur is then not protected. When given, labels outside it raise, and a
-        declared class may be absent from ``y``.
+        declared class may be absent from ``y``: even one-class ``y`` is trained
+        on, and ``classes_`` is the declared set (with ``classes=None``,
+        one-class ``y`` raises a ValueError).
     solver : {"gd", "snowball"}, default="gd"
         "gd": the private gradient descent described above. "snowball":
         Snowball-SGD (Feldman, Koren & Talwar, STOC 2020, Sec. 3, Thm 3.1 and 3.5;

@@ -219,15 +219,24 @@ def test_available_if_message_survives(data):
 # --- one-class y -----------------------------------------------------------------
 
 
-def test_one_class_y_is_refused_without_classes(data):
+ONE_CLASS = [
+    DPLogisticRegression(max_iter=3),
+    OutputPerturbationClassifier(),
+    PhasedLocalizationClassifier(),
+]
+
+
+@pytest.mark.parametrize("estimator", ONE_CLASS, ids=type)
+def test_one_class_y_is_refused_without_classes(estimator, data):
     X, _ = data
     with pytest.warns(PrivacyLeakWarning), pytest.raises(ValueError, match="one class"):
-        DPLogisticRegression(max_iter=3).fit(X, np.zeros(len(X), dtype=int))
+        clone(estimator).fit(X, np.zeros(len(X), dtype=int))
 
 
-def test_one_class_y_is_trained_on_with_declared_classes(data):
+@pytest.mark.parametrize("estimator", ONE_CLASS, ids=type)
+def test_one_class_y_is_trained_on_with_declared_classes(estimator, data):
     X, _ = data
-    clf = DPLogisticRegression(max_iter=3, classes=[0, 1])
+    clf = clone(estimator).set_params(classes=[0, 1])
     clf.fit(X, np.zeros(len(X), dtype=int))
     assert clf.classes_.tolist() == [0, 1]
     assert set(clf.predict(X)) <= {0, 1}

@@ -763,7 +763,7 @@ def test_extreme_values_give_finite_coefficients(Estimator):
 
 def test_sample_weight_is_refused():
     X, y = _data(n=50)
-    with pytest.raises(TypeError, match="sample_weight"):
+    with pytest.raises(ValueError, match="does not support sample_weight"):
         DPLogisticRegression().fit(X, y, sample_weight=np.ones(50))
 
 
