@@ -1,4 +1,4 @@
-"""Loaders for the real tabular benchmark data sets used by :mod:`sklearn_dpgd`.
+"""Fetchers and loaders for the real tabular benchmark data sets of :mod:`sklearn_dpgd`.
 
 Two binary classification data sets are supported:
 
@@ -41,6 +41,7 @@ References
 
 import gzip
 import hashlib
+import http.client
 import os
 import urllib.error
 import urllib.request
@@ -213,11 +214,15 @@ def _data_file(data_home, relative_path):
     """
     path = get_data_home(data_home) / relative_path
     if not path.is_file():
-        fetcher = "fetch_bank" if relative_path.startswith("bank") else "fetch_adult"
+        how = (
+            "see sklearn_dpgd.datasets.fetch_bank for where it comes from"
+            if relative_path.startswith("bank")
+            else "sklearn_dpgd.datasets.fetch_adult downloads it"
+        )
         raise FileNotFoundError(
             f"Data file not found: '{path}'. data_home (default: ${_DATA_HOME_ENV}, "
             f"else scikit-learn's data home) must be the folder that contains "
-            f"'{relative_path}'; sklearn_dpgd.datasets.{fetcher} obtains it."
+            f"'{relative_path}'; {how}."
         )
     return path
 
@@ -226,23 +231,17 @@ def _sha256(data):
     return hashlib.sha256(data).hexdigest()
 
 
-def _download(url, sha256):
-    """Return the bytes at ``url`` after checking their SHA-256.
+def _download(url):
+    """Return the bytes at ``url`` (standard-library urllib, 60 s timeout).
 
     Raises
     ------
-    OSError
-        If the download fails (``urllib.error.URLError`` is an OSError) or the
-        bytes do not have the expected SHA-256.
+    OSError or http.client.HTTPException
+        If the download fails (``urllib.error.URLError``, a timeout and a reset
+        connection are OSErrors).
     """
     with urllib.request.urlopen(url, timeout=60) as response:
-        data = response.read()
-    if _sha256(data) != sha256:
-        raise OSError(
-            f"The file downloaded from {url} has SHA-256 {_sha256(data)}, expected "
-            f"{sha256}: it is corrupted or not the original. Nothing was stored."
-        )
-    return data
+        return response.read()
 
 
 def _store_adult(raw, path):
@@ -335,12 +334,7 @@ def fetch_adult(data_home=None, *, subset="train", download_if_missing=True):
             f"'{raw_path}': fetch_adult checks and converts it on its next call"
         )
         if raw_path.is_file():
-            raw = raw_path.read_bytes()
-            if _sha256(raw) != sha256:
-                raise OSError(
-                    f"'{raw_path}' has SHA-256 {_sha256(raw)}, expected {sha256}: "
-                    f"it is not the UCI original of {url}."
-                )
+            raw, origin = raw_path.read_bytes(), f"'{raw_path}'"
         elif not download_if_missing:
             raise FileNotFoundError(
                 f"Data file not found: '{path}' and download_if_missing=False. To "
@@ -348,12 +342,18 @@ def fetch_adult(data_home=None, *, subset="train", download_if_missing=True):
             )
         else:
             try:
-                raw = _download(url, sha256)
-            except urllib.error.URLError as exc:
+                raw, origin = _download(url), f"The file downloaded from {url}"
+            except (OSError, http.client.HTTPException) as exc:
+                reason = getattr(exc, "reason", None) or exc
                 raise FileNotFoundError(
                     f"Data file not found: '{path}', and downloading it from {url} "
-                    f"failed ({exc.reason}). Offline, {where}."
+                    f"failed ({reason}). Offline, {where}."
                 ) from exc
+        if _sha256(raw) != sha256:
+            raise OSError(
+                f"{origin} has SHA-256 {_sha256(raw)}, expected {sha256}: it is not "
+                f"the UCI original of {url} (corrupted or changed). Nothing was stored."
+            )
         _store_adult(raw, path)
     return load_adult(data_home, subset=subset)
 

@@ -6,6 +6,7 @@ that folder is absent; the other tests write small files to ``tmp_path``.
 
 import gzip
 import hashlib
+import http.client
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -424,9 +425,9 @@ def _serve(monkeypatch, tmp_path, contents):
     return remote
 
 
-def _no_network(monkeypatch):
+def _no_network(monkeypatch, error=None):
     def refuse(*args, **kwargs):
-        raise urllib.error.URLError("network is unreachable")
+        raise error or urllib.error.URLError("network is unreachable")
 
     monkeypatch.setattr(urllib.request, "urlopen", refuse)
 
@@ -487,8 +488,17 @@ def test_fetch_adult_checksum_failure_stores_nothing(tmp_path, monkeypatch):
     assert not (tmp_path / "home" / "adult" / "adult.data.gz").exists()
 
 
-def test_fetch_adult_offline_says_where_to_put_the_file(tmp_path, monkeypatch):
-    _no_network(monkeypatch)
+@pytest.mark.parametrize(
+    "error",
+    [
+        urllib.error.URLError("network is unreachable"),
+        TimeoutError("network is unreachable"),
+        ConnectionResetError("network is unreachable"),
+        http.client.RemoteDisconnected("network is unreachable"),
+    ],
+)
+def test_fetch_adult_offline_says_where_to_put_the_file(error, tmp_path, monkeypatch):
+    _no_network(monkeypatch, error)
     home = tmp_path / "home"
     for kwargs in [{}, {"download_if_missing": False}]:
         with pytest.raises(FileNotFoundError) as excinfo:
