@@ -9,10 +9,11 @@ differential privacy: Kairouz, Oh & Viswanath, ICML 2015, Thm 2.1; Dong, Roth &
 Su, JRSS-B 2022, Def. 2.1 and Thm 2.7). A lower bound above the claimed value is
 proof (at the stated confidence) that the claim is false; a lower bound close to
 it shows that the accounting is tight for this attack. The method is that of
-Jagielski, Ullman & Oprea (NeurIPS 2020, Sec. 3, Alg. 2) and Nasr, Song,
-Thakurta, Papernot & Carlini (IEEE S&P 2021, Sec. 3), with the GDP estimate of
-Nasr, Hayes, Steinke, Balle, Tramèr, Jagielski, Carlini & Terzis (USENIX Security
-2023, Sec. 4). See the user guide, "Auditing a fit".
+Jagielski, Ullman & Oprea (NeurIPS 2020: Monte Carlo fits, Clopper-Pearson
+bounds on the error rates) and Nasr, Song, Thakurta, Papernot & Carlini (IEEE S&P
+2021: the worst-case, white-box canary), with the GDP estimate of Nasr, Hayes,
+Steinke, Balle, Tramèr, Jagielski, Carlini & Terzis (USENIX Security 2023). See
+the user guide, "Auditing a fit".
 """
 
 import math
@@ -127,7 +128,7 @@ def mu_lower_bound(fpr, fnr):
 class AuditResult:
     """What :func:`audit` measured, next to what the estimator claims.
 
-    Attributes
+    Parameters
     ----------
     epsilon_lower : float
         Lower bound on epsilon at ``delta``, valid with probability at least
@@ -192,6 +193,7 @@ class AuditResult:
         Returns
         -------
         ax : matplotlib Axes
+            The axes drawn on.
 
         Raises
         ------
@@ -407,9 +409,9 @@ def audit(
     log((1 - delta - FPR_up) / FNR_up))``
 
     (Kairouz, Oh & Viswanath, ICML 2015, Thm 2.1; Jagielski, Ullman & Oprea,
-    NeurIPS 2020, Alg. 2; Nasr, Song, Thakurta, Papernot & Carlini, IEEE S&P 2021)
-    and ``mu_lower = Phi^-1(1 - FPR_up) - Phi^-1(FNR_up)``, the GDP view of Nasr
-    et al. (USENIX Security 2023, Sec. 4), each with its own threshold.
+    NeurIPS 2020; Nasr, Song, Thakurta, Papernot & Carlini, IEEE S&P 2021) and
+    ``mu_lower = Phi^-1(1 - FPR_up) - Phi^-1(FNR_up)``, the GDP view of Nasr et al.
+    (USENIX Security 2023), each with its own threshold.
 
     Parameters
     ----------
