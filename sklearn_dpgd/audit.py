@@ -25,6 +25,7 @@ import numpy as np
 from joblib import Parallel, delayed
 from scipy.stats import beta, norm
 from sklearn.base import clone
+from sklearn.pipeline import Pipeline
 from sklearn.utils import check_array, check_random_state, column_or_1d
 from tqdm.auto import tqdm
 
@@ -301,12 +302,19 @@ def _fit_one(estimator, X, y, statistic):
         warnings.simplefilter("ignore", PrivacyLeakWarning)
         warnings.simplefilter("ignore", WeakPrivacyWarning)
         estimator.fit(X, y)
-    mu = getattr(estimator, "mu_", None)
-    return float(statistic(estimator)), float(estimator.epsilon_), mu
+    final = _final_step(estimator)
+    mu = getattr(final, "mu_", None)
+    return float(statistic(estimator)), float(final.epsilon_), mu
+
+
+def _final_step(estimator):
+    """The private step of a Pipeline (its last), or the estimator itself."""
+    return estimator[-1] if isinstance(estimator, Pipeline) else estimator
 
 
 def _coefficients(estimator):
-    """``coef_`` of an estimator or of a search's ``best_estimator_``."""
+    """``coef_`` of an estimator, a pipeline's last step or a search's winner."""
+    estimator = _final_step(estimator)
     if hasattr(estimator, "coef_"):
         return np.atleast_2d(estimator.coef_)
     return np.atleast_2d(estimator.best_estimator_.coef_)
@@ -320,7 +328,7 @@ def _canary_statistic(column, row):
 
 
 def _neighboring(estimator):
-    params = estimator.get_params(deep=True)
+    params = _final_step(estimator).get_params(deep=True)
     for name in ("neighboring", "estimator__neighboring"):
         if name in params:
             return params[name]
@@ -417,9 +425,13 @@ def audit(
     ----------
     estimator : estimator object
         Unfitted :class:`~sklearn_dpgd.DPLogisticRegression`,
-        :class:`~sklearn_dpgd.DPHuberSVM`, baseline or private search (anything
-        with ``fit`` that sets ``epsilon_``; ``statistic="auto"`` also needs
-        ``coef_`` or ``best_estimator_.coef_``). Never modified.
+        :class:`~sklearn_dpgd.DPHuberSVM`, baseline, private search, or a
+        :class:`~sklearn.pipeline.Pipeline` of public transformers ending in one
+        of them (anything with ``fit`` that sets ``epsilon_``, on itself or on its
+        last step; ``statistic="auto"`` also needs ``coef_`` or
+        ``best_estimator_.coef_``). Never modified. The ``"auto"`` canary's column
+        must reach the classifier as a column of its own (true of column-wise
+        scalers).
     X : array-like of shape (n_samples, n_features)
         The data set ``D`` (dense).
     y : array-like of shape (n_samples,)
@@ -464,8 +476,9 @@ def audit(
     Raises
     ------
     ValueError
-        If ``n_trials < 20``, ``confidence`` or ``delta`` is out of range, ``n_padding``
-        is negative, or the canary's ``x`` has the wrong length.
+        If ``n_trials < 20``, ``confidence``, ``delta`` or ``canary_value`` is out
+        of range, ``n_padding`` is negative, or the canary's ``x`` has the wrong
+        length.
     TypeError
         If ``canary`` or ``statistic`` has a wrong type, or ``statistic`` is
         ``"auto"`` with a user canary.
@@ -475,6 +488,19 @@ def audit(
     Run it outside an open :class:`~sklearn_dpgd.accounting.PrivacyLedger`: every
     fit would be charged to it. The fits' ``PrivacyLeakWarning`` and
     ``WeakPrivacyWarning`` are silenced (the audit's data are not private).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_dpgd import DPLogisticRegression
+    >>> from sklearn_dpgd.audit import audit
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(50, 3))
+    >>> y = (X[:, 0] > 0).astype(int)
+    >>> est = DPLogisticRegression(epsilon=1.0, delta=1e-5, classes=[0, 1])
+    >>> result = audit(est, X, y, n_trials=20, progress=False)
+    >>> bool(result.epsilon_lower <= result.epsilon_claimed)
+    True
     """
     if not isinstance(n_trials, Integral) or n_trials < 20:
         raise ValueError(f"n_trials must be an integer >= 20; got {n_trials!r}.")
@@ -482,8 +508,14 @@ def audit(
         raise ValueError(f"n_padding must be an integer >= 0; got {n_padding!r}.")
     if not 0.0 < confidence < 1.0:
         raise ValueError(f"confidence must be in (0, 1); got {confidence!r}.")
+    if canary_value is not None and not (
+        isinstance(canary_value, Real) and 0.0 < canary_value < math.inf
+    ):
+        raise ValueError(
+            f"canary_value must be positive and finite; got {canary_value!r}."
+        )
     if delta is None:
-        delta = float(estimator.get_params().get("delta", 0.0))
+        delta = float(_final_step(estimator).get_params().get("delta", 0.0))
     if not 0.0 <= delta < 1.0:
         raise ValueError(f"delta must be in [0, 1); got {delta!r}.")
     if not (statistic == "auto" or callable(statistic)):

@@ -7,6 +7,8 @@ import sys
 import numpy as np
 import pytest
 from scipy.stats import binomtest, norm
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import FunctionTransformer
 
 from sklearn_dpgd import DPLogisticRegression, linear_model
 from sklearn_dpgd.accounting import gdp_mu
@@ -151,6 +153,19 @@ def test_user_canary_statistic_split_and_result():
         first.epsilon_lower = 0.0
 
 
+def test_pipeline_is_audited_through_its_last_step(monkeypatch):
+    # A public scaler before the private classifier: the canary's column keeps
+    # its index, the claim is the classifier's, and a missing factor of 2 shows.
+    X, y = _data()
+    monkeypatch.setitem(linear_model._SENSITIVITY_FACTOR, "add_remove", 0.5)
+    pipe = make_pipeline(
+        FunctionTransformer(lambda Z: 2.0 * Z), DPLogisticRegression(**_LINEAR)
+    )
+    result = audit(pipe, X, y, n_trials=300, confidence=0.999, progress=False)
+    assert result.mu_claimed == pytest.approx(gdp_mu(12.0, 1e-5), rel=1e-6)
+    assert result.mu_lower > result.mu_claimed
+
+
 def test_fits_use_fresh_entropy_even_with_a_fixed_random_state():
     X, y = _data()
     result = audit(
@@ -168,6 +183,8 @@ def test_fits_use_fresh_entropy_even_with_a_fixed_random_state():
     [
         (dict(n_trials=10), ValueError, "n_trials"),
         (dict(n_padding=-1), ValueError, "n_padding"),
+        (dict(canary_value=0.0), ValueError, "canary_value"),
+        (dict(canary_value=np.inf), ValueError, "canary_value"),
         (dict(confidence=0.0), ValueError, "confidence"),
         (dict(delta=1.0), ValueError, "delta"),
         (dict(statistic="coef"), TypeError, "statistic"),
