@@ -18,13 +18,15 @@ Usage::
 
 The full-batch rows run ``--trials`` fits per world; the slower soundness rows
 (subsampled, adaptive, Snowball-SGD, baselines, search) a quarter or a tenth of
-that (column ``n``). About 6 minutes on one core at ``--trials 2000``.
+that (column ``n``). About 15 minutes on one core at ``--trials 2000``.
 """
 
 import argparse
 import time
 
 import numpy as np
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import Normalizer
 
 from sklearn_dpgd import (
     DPHuberSVM,
@@ -33,15 +35,20 @@ from sklearn_dpgd import (
     PhasedLocalizationClassifier,
 )
 from sklearn_dpgd.audit import audit
-from sklearn_dpgd.model_selection import PrivateGridSearchCV
-from sklearn_dpgd.schedules import AdaptiveStepSchedule
+from sklearn_dpgd.model_selection import LinearScalingSearch, PrivateGridSearchCV
+from sklearn_dpgd.schedules import (
+    AdaptiveStepSchedule,
+    ExponentialDecaySchedule,
+    LineSearchSchedule,
+)
 
 N, D, DELTA = 100, 4, 1e-5
 COMMON = dict(delta=DELTA, classes=[0, 1], public_n_samples=N)
 # Plain gradient steps: the released coefficient is linear in the noisy gradients.
 LINEAR = dict(normalize_steps=False, momentum=0.0, average=0.0, learning_rate=0.05)
 # Canary of the default (normalised heavy-ball, averaged) fits: 1,000 zero columns
-# make the step normalisation nearly constant (user guide).
+# make the step normalisation nearly constant (user guide). LinearScalingSearch
+# (about 1 s a fit) runs a twentieth of --trials.
 PADDED = dict(n_padding=1000, canary_value=20.0)
 LIN = dict(canary_value=3.0)
 
@@ -92,6 +99,30 @@ def configurations():
             0.25,
         ),
         ("PrivateGridSearchCV over clip_norm", search, PADDED, 0.25),
+        (
+            "LinearScalingSearch",
+            LinearScalingSearch(inner, epsilon=1.0, delta=DELTA, public_n_samples=N),
+            PADDED,
+            0.05,
+        ),
+        (
+            "DPLogisticRegression ExponentialDecaySchedule",
+            logistic(epsilon=1.0, schedule=ExponentialDecaySchedule(), **COMMON),
+            PADDED,
+            1,
+        ),
+        (
+            "DPLogisticRegression LineSearchSchedule",
+            logistic(epsilon=1.0, schedule=LineSearchSchedule(), **COMMON),
+            PADDED,
+            0.1,
+        ),
+        (
+            "Pipeline(Normalizer, DPLogisticRegression)",
+            make_pipeline(Normalizer(), logistic(epsilon=1.0, **COMMON)),
+            PADDED,
+            1,
+        ),
     ]
 
 
