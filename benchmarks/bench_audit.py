@@ -139,7 +139,7 @@ def main():
     rows = [row for row in configurations() if args.only in row[0]]
     rows = rows[: 2 if args.quick else None]
     header = (
-        f"{'configuration':44s} {'eps':>6s} {'eps_lb':>7s} {'ratio':>6s} "
+        f"{'configuration':46s} {'eps':>6s} {'eps_lb':>7s} {'ratio':>6s} "
         f"{'mu':>6s} {'mu_lb':>6s} {'mu_hat':>6s} {'hat/mu':>6s} {'gauss':>6s} "
         f"{'g/mu':>5s} {'n':>5s} {'sec':>4s}"
     )
@@ -169,7 +169,7 @@ def main():
         else:
             ratios = f"{'-':>6s} {gauss:6.3f} {'-':>5s}"
         print(
-            f"{name:44s} {r.epsilon_claimed:6.3f} {r.epsilon_lower:7.3f} "
+            f"{name:46s} {r.epsilon_claimed:6.3f} {r.epsilon_lower:7.3f} "
             f"{r.epsilon_lower / r.epsilon_claimed:6.3f} {mu} {r.mu_lower:6.3f} "
             f"{r.mu_estimate:6.3f} {ratios} {r.n_trials:5d} "
             f"{time.perf_counter() - start:4.0f}",
