@@ -112,6 +112,10 @@ def test_replace_relation_flips_the_canary_label(monkeypatch):
     # claim would be too small by two and the audit must see it.
     X, y = _data()
     params = dict(_LINEAR, neighboring="replace", public_n_samples=None)
+    kwargs = dict(n_trials=300, confidence=0.999, random_state=0, progress=False)
+    correct = audit(DPLogisticRegression(**params), X, y, **kwargs)
+    assert correct.mu_lower <= correct.mu_claimed
+    assert correct.mu_estimate > 0.6 * correct.mu_claimed  # the flip is tight
     monkeypatch.setitem(linear_model._SENSITIVITY_FACTOR, "replace", 1.0)
     broken = audit(
         DPLogisticRegression(**params),
