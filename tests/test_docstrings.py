@@ -23,6 +23,7 @@ MODULES = [
     "sklearn_dpgd.exceptions",
     "sklearn_dpgd.datasets",
     "sklearn_dpgd.model_selection",
+    "sklearn_dpgd.audit",
 ]
 
 # The codes enforced: documented parameters match the signature (names, order,
