@@ -24,12 +24,14 @@ exceed it, and ``epsilon_`` is that ledger's exact composition.
 """
 
 import warnings
+from copy import deepcopy
 from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
 from sklearn.compose import ColumnTransformer
 from sklearn.pipeline import FeatureUnion, Pipeline, _name_estimators
+from sklearn.utils import get_tags
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.metaestimators import _BaseComposition, available_if
 from sklearn.utils.validation import check_is_fitted
@@ -175,7 +177,7 @@ class PrivatePipeline(MetaEstimatorMixin, _BaseComposition):
         Total delta, in (0, 1).
     preprocessing_share : float, default=0.1
         Share of the budget of the private preprocessing steps together, in (0,
-        1) (all of it when the final step is not private).
+        1) (all of it when the final step is a transformer or reads no data).
     budget_split : dict of str to float or None, default=None
         Share of every data-reading private step by path (e.g. ``{"prep__num":
         0.05, "clf": 0.95}``), positive, summing to 1; overrides the default.
@@ -298,8 +300,15 @@ class PrivatePipeline(MetaEstimatorMixin, _BaseComposition):
             if abs(sum(split.values()) - 1.0) > 1e-9:
                 raise ValueError("budget_split's shares must sum to 1.")
             return split
-        final = self.steps[-1][0]
-        model = [p for p in paths if p == final or p.startswith(final + "__")]
+        final, final_est = self.steps[-1]
+        # A final transformer is preprocessing too: the model is a final step
+        # that predicts without transforming.
+        model = [
+            p
+            for p in paths
+            if not hasattr(final_est, "transform")
+            and (p == final or p.startswith(final + "__"))
+        ]
         prep = [p for p in paths if p not in model]
         prep_total = (
             1.0 if not model else (float(self.preprocessing_share) if prep else 0.0)
@@ -468,6 +477,11 @@ class PrivatePipeline(MetaEstimatorMixin, _BaseComposition):
         check_is_fitted(self, "pipeline_")
         return self.pipeline_.transform(X, **params)
 
+    @available_if(_final_has("transform"))
+    def fit_transform(self, X, y=None, **fit_params):
+        """Fit (see :meth:`fit`), then transform ``X`` with the fitted pipeline."""
+        return self.fit(X, y, **fit_params).transform(X)
+
     def get_feature_names_out(self, input_features=None):
         """Output feature names of the fitted pipeline."""
         check_is_fitted(self, "pipeline_")
@@ -476,9 +490,16 @@ class PrivatePipeline(MetaEstimatorMixin, _BaseComposition):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.non_deterministic = True
-        final = self.steps[-1][1]
-        if hasattr(final, "__sklearn_tags__"):
-            tags.estimator_type = final.__sklearn_tags__().estimator_type
+        final = self.steps[-1][1] if self.steps else None
+        if final is not None and final != "passthrough":
+            last = get_tags(final)
+            tags.estimator_type = last.estimator_type
+            tags.classifier_tags = deepcopy(last.classifier_tags)
+            tags.regressor_tags = deepcopy(last.regressor_tags)
+            tags.transformer_tags = deepcopy(last.transformer_tags)
+        first = self.steps[0][1] if self.steps else None
+        if first is not None and first != "passthrough":
+            tags.input_tags = deepcopy(get_tags(first).input_tags)
         return tags
 
 

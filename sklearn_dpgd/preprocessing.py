@@ -180,7 +180,8 @@ class _PrivateTransformer(TransformerMixin, BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.non_deterministic = True
+        # Declared statistics read nothing: the fit is then deterministic.
+        tags.non_deterministic = self._reads_data()
         return tags
 
 
