@@ -262,11 +262,33 @@ class PrivatePipeline(MetaEstimatorMixin, _BaseComposition):
         self.secure_mode = secure_mode
 
     def get_params(self, deep=True):
-        """Parameters, with the steps' own as ``<step>__<param>`` when deep."""
+        """Parameters, with the steps' own as ``<step>__<param>`` when deep.
+
+        Parameters
+        ----------
+        deep : bool, default=True
+            Include the parameters of the steps.
+
+        Returns
+        -------
+        params : dict
+            Parameter names mapped to their values.
+        """
         return self._get_params("steps", deep=deep)
 
     def set_params(self, **params):
-        """Set parameters, also of the steps (``<step>__<param>``)."""
+        """Set parameters, also of the steps (``<step>__<param>``).
+
+        Parameters
+        ----------
+        **params : dict
+            Parameter names mapped to their new values.
+
+        Returns
+        -------
+        self : PrivatePipeline
+            This pipeline.
+        """
         self._set_params("steps", **params)
         return self
 
@@ -378,13 +400,16 @@ class PrivatePipeline(MetaEstimatorMixin, _BaseComposition):
         Parameters
         ----------
         X : array-like or DataFrame of shape (n_samples, n_features)
+            The private training data (e.g. a raw DataFrame).
         y : array-like of shape (n_samples,) or None
+            The private labels (None for transformer-only pipelines).
         **fit_params : dict
             Passed to :meth:`sklearn.pipeline.Pipeline.fit`.
 
         Returns
         -------
         self : PrivatePipeline
+            The fitted pipeline.
 
         Warns
         -----
@@ -483,7 +508,18 @@ class PrivatePipeline(MetaEstimatorMixin, _BaseComposition):
         return self.fit(X, y, **fit_params).transform(X)
 
     def get_feature_names_out(self, input_features=None):
-        """Output feature names of the fitted pipeline."""
+        """Output feature names of the fitted pipeline.
+
+        Parameters
+        ----------
+        input_features : array-like of str or None, default=None
+            As :meth:`sklearn.pipeline.Pipeline.get_feature_names_out`.
+
+        Returns
+        -------
+        feature_names_out : ndarray of str
+            One name per output column.
+        """
         check_is_fitted(self, "pipeline_")
         return self.pipeline_.get_feature_names_out(input_features)
 
@@ -519,9 +555,23 @@ def make_private_pipeline(
     Parameters
     ----------
     *steps : estimators
-    epsilon, delta, preprocessing_share, budget_split, neighboring, \
-public_n_samples, random_state, secure_mode
+        The steps, named after their lower-cased class names.
+    epsilon : float, default=1.0
+        Total budget, > 0.
+    delta : float, default=1e-8
+        Total delta, in (0, 1).
+    preprocessing_share : float, default=0.1
         As :class:`PrivatePipeline`'s.
+    budget_split : dict of str to float or None, default=None
+        As :class:`PrivatePipeline`'s.
+    neighboring : {"add_remove", "replace"}, default="add_remove"
+        Set on every private step.
+    public_n_samples : int or None, default=None
+        A declared public number of rows.
+    random_state : None, int or RandomState, default=None
+        As :class:`PrivatePipeline`'s.
+    secure_mode : bool, default=False
+        Passed to every private step.
 
     Returns
     -------

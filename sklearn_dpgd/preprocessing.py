@@ -287,6 +287,7 @@ class DPMinMaxScaler(OneToOneFeatureMixin, _PrivateTransformer):
         Returns
         -------
         self : DPMinMaxScaler
+            The fitted transformer.
         """
         self._check_common()
         if (self.bounds is None) == (self.bounds_range is None):
@@ -326,10 +327,12 @@ class DPMinMaxScaler(OneToOneFeatureMixin, _PrivateTransformer):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features_in_)
+            The data to transform.
 
         Returns
         -------
         X_new : ndarray of shape (n_samples, n_features_in_)
+            The transformed data.
         """
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
@@ -357,17 +360,20 @@ class DPStandardScaler(OneToOneFeatureMixin, _PrivateTransformer):
         Public ``(lo, hi)`` of every column (required: a data dictionary, or
         :class:`DPMinMaxScaler`'s private ``bounds_``).
     epsilon : float, default=1.0
-        > 0.
+        Budget of the mechanism, > 0.
     delta : float, default=1e-8
         In (0, 1).
     neighboring : {"add_remove", "replace"}, default="add_remove"
+        Neighbouring relation (replace-one doubles the sensitivity).
     public_n_samples : int or None, default=None
         A declared public number of rows (>= 2); under add/remove, None spends
         ``COUNT_SHARE`` of the budget on a noisy count.
     clip : bool, default=True
         Clip the columns to ``bounds`` in ``transform`` too.
     random_state : None, int or RandomState, default=None
+        None: fresh OS entropy; an int fixes the noise and warns.
     secure_mode : bool, default=False
+        Draw from the OS CSPRNG (ignores ``random_state``).
 
     Attributes
     ----------
@@ -426,12 +432,14 @@ class DPStandardScaler(OneToOneFeatureMixin, _PrivateTransformer):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            The private training data (numeric, finite).
         y : None
             Ignored.
 
         Returns
         -------
         self : DPStandardScaler
+            The fitted transformer.
         """
         self._check_common()
         if self.bounds is None:
@@ -478,10 +486,12 @@ class DPStandardScaler(OneToOneFeatureMixin, _PrivateTransformer):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features_in_)
+            The data to transform.
 
         Returns
         -------
         X_new : ndarray of shape (n_samples, n_features_in_)
+            The transformed data.
         """
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
@@ -565,8 +575,11 @@ class DPOneHotEncoder(_PrivateTransformer):
     delta : float, default=1e-8
         In (0, 1) (unused with declared categories).
     neighboring : {"add_remove", "replace"}, default="add_remove"
+        Neighbouring relation.
     random_state : None, int or RandomState, default=None
+        None: fresh OS entropy; an int fixes the noise and warns.
     secure_mode : bool, default=False
+        Draw from the OS CSPRNG (ignores ``random_state``).
 
     Attributes
     ----------
@@ -633,6 +646,7 @@ class DPOneHotEncoder(_PrivateTransformer):
         Returns
         -------
         self : DPOneHotEncoder
+            The fitted transformer.
         """
         self._check_common()
         X = self._validate(X, reset=True)
@@ -672,6 +686,7 @@ class DPOneHotEncoder(_PrivateTransformer):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features_in_)
+            The data to transform.
 
         Returns
         -------
@@ -701,10 +716,12 @@ class DPOneHotEncoder(_PrivateTransformer):
         Parameters
         ----------
         input_features : array-like of str or None, default=None
+            Input feature names; ``feature_names_in_`` or ``x0, x1, ...`` if None.
 
         Returns
         -------
         feature_names_out : ndarray of str
+            One name per output column.
         """
         check_is_fitted(self)
         names = _check_feature_names_in(self, input_features)
@@ -735,15 +752,21 @@ class DPSimpleImputer(OneToOneFeatureMixin, _PrivateTransformer):
     Parameters
     ----------
     strategy : {"mean", "constant"}, default="mean"
+        DP mean within ``bounds``, or ``fill_value``.
     fill_value : float, default=0.0
         The constant of ``strategy="constant"``.
     bounds : array-like of shape (2,) or (n_features, 2), default=None
         Public ``(lo, hi)`` of every column; required by ``"mean"``.
     epsilon : float, default=1.0
+        Budget of the DP mean, > 0 (unused by "constant").
     delta : float, default=1e-8
+        In (0, 1) (unused by "constant").
     neighboring : {"add_remove", "replace"}, default="add_remove"
+        Neighbouring relation.
     random_state : None, int or RandomState, default=None
+        None: fresh OS entropy; an int fixes the noise and warns.
     secure_mode : bool, default=False
+        Draw from the OS CSPRNG (ignores ``random_state``).
 
     Attributes
     ----------
@@ -811,6 +834,7 @@ class DPSimpleImputer(OneToOneFeatureMixin, _PrivateTransformer):
         Returns
         -------
         self : DPSimpleImputer
+            The fitted transformer.
         """
         self._check_common()
         X = self._validate(X, reset=True)
@@ -844,10 +868,12 @@ class DPSimpleImputer(OneToOneFeatureMixin, _PrivateTransformer):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features_in_)
+            The data to transform.
 
         Returns
         -------
         X_new : ndarray of shape (n_samples, n_features_in_)
+            The transformed data.
         """
         check_is_fitted(self)
         X = self._validate(X, reset=False)
