@@ -52,7 +52,14 @@ from .accounting import (
     gdp_mu,
 )
 
-__all__ = ["DPMinMaxScaler", "DPOneHotEncoder", "DPSimpleImputer", "DPStandardScaler"]
+__all__ = [
+    "DPMinMaxScaler",
+    "DPOneHotEncoder",
+    "DPSimpleImputer",
+    "DPStandardScaler",
+    "exponential_quantile_log_weights",
+    "stable_histogram_threshold",
+]
 
 # L2 sensitivity of a sum of per-row vectors of bounded norm: the norm bound under
 # add/remove-one, twice it under replace-one (a bound on ||v - v'||).
