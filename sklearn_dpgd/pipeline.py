@@ -474,37 +474,119 @@ class PrivatePipeline(MetaEstimatorMixin, _BaseComposition):
 
     @available_if(_final_has("predict"))
     def predict(self, X, **params):
-        """Predict with the fitted pipeline (see ``Pipeline.predict``)."""
+        """Predict with the fitted pipeline.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Data to pass through the fitted steps.
+        **params : dict
+            Passed to the final step's method.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+            The final step's output.
+        """
         check_is_fitted(self, "pipeline_")
         return self.pipeline_.predict(X, **params)
 
     @available_if(_final_has("predict_proba"))
     def predict_proba(self, X, **params):
-        """Class probabilities of the fitted pipeline."""
+        """Class probabilities of the fitted pipeline.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Data to pass through the fitted steps.
+        **params : dict
+            Passed to the final step's method.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+            The final step's output.
+        """
         check_is_fitted(self, "pipeline_")
         return self.pipeline_.predict_proba(X, **params)
 
     @available_if(_final_has("decision_function"))
     def decision_function(self, X, **params):
-        """Decision function of the fitted pipeline."""
+        """Decision function of the fitted pipeline.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Data to pass through the fitted steps.
+        **params : dict
+            Passed to the final step's method.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
+            The final step's output.
+        """
         check_is_fitted(self, "pipeline_")
         return self.pipeline_.decision_function(X, **params)
 
     @available_if(_final_has("score"))
     def score(self, X, y=None, **params):
-        """Score of the fitted pipeline (the final step's ``score``)."""
+        """Score of the fitted pipeline (the final step's ``score``).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Test data.
+        y : array-like of shape (n_samples,) or None, default=None
+            True labels.
+        **params : dict
+            Passed to the final step's ``score``.
+
+        Returns
+        -------
+        score : float
+            E.g. the accuracy of a classifier.
+        """
         check_is_fitted(self, "pipeline_")
         return self.pipeline_.score(X, y, **params)
 
     @available_if(_final_has("transform"))
     def transform(self, X, **params):
-        """Transform with the fitted pipeline."""
+        """Transform with the fitted pipeline.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Data to pass through the fitted steps.
+        **params : dict
+            Passed to the final step's method.
+
+        Returns
+        -------
+        X_new : ndarray of shape (n_samples, n_output_features)
+            The final step's output.
+        """
         check_is_fitted(self, "pipeline_")
         return self.pipeline_.transform(X, **params)
 
     @available_if(_final_has("transform"))
     def fit_transform(self, X, y=None, **fit_params):
-        """Fit (see :meth:`fit`), then transform ``X`` with the fitted pipeline."""
+        """Fit (see :meth:`fit`), then transform ``X`` with the fitted pipeline.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Data to fit and transform.
+        y : array-like of shape (n_samples,) or None, default=None
+            The private labels.
+        **fit_params : dict
+            Passed to :meth:`fit`.
+
+        Returns
+        -------
+        X_new : ndarray of shape (n_samples, n_output_features)
+            The final step's output.
+        """
         return self.fit(X, y, **fit_params).transform(X)
 
     def get_feature_names_out(self, input_features=None):

@@ -228,7 +228,7 @@ class DPMinMaxScaler(OneToOneFeatureMixin, _PrivateTransformer):
 
     Attributes
     ----------
-    bounds_ : ndarray of shape (n_features_in_, 2)
+    bounds_ : ndarray of shape (n_features, 2)
         The bounds used (declared, or private: differentially private).
     epsilon_, delta_ : float
         Spent (0 with declared bounds).
@@ -333,12 +333,12 @@ class DPMinMaxScaler(OneToOneFeatureMixin, _PrivateTransformer):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features_in_)
+        X : array-like of shape (n_samples, n_features)
             The data to transform.
 
         Returns
         -------
-        X_new : ndarray of shape (n_samples, n_features_in_)
+        X_new : ndarray of shape (n_samples, n_features)
             The transformed data.
         """
         check_is_fitted(self)
@@ -384,7 +384,7 @@ class DPStandardScaler(OneToOneFeatureMixin, _PrivateTransformer):
 
     Attributes
     ----------
-    mean_, var_, scale_ : ndarray of shape (n_features_in_,)
+    mean_, var_, scale_ : ndarray of shape (n_features,)
         DP mean, variance (floored at ``(1e-3 r)^2``) and ``sqrt(var_)``.
     noise_std_ : float
         Std of the Gaussian noise on each clipped sum (units of ``u``).
@@ -492,12 +492,12 @@ class DPStandardScaler(OneToOneFeatureMixin, _PrivateTransformer):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features_in_)
+        X : array-like of shape (n_samples, n_features)
             The data to transform.
 
         Returns
         -------
-        X_new : ndarray of shape (n_samples, n_features_in_)
+        X_new : ndarray of shape (n_samples, n_features)
             The transformed data.
         """
         check_is_fitted(self)
@@ -692,7 +692,7 @@ class DPOneHotEncoder(_PrivateTransformer):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features_in_)
+        X : array-like of shape (n_samples, n_features)
             The data to transform.
 
         Returns
@@ -777,7 +777,7 @@ class DPSimpleImputer(OneToOneFeatureMixin, _PrivateTransformer):
 
     Attributes
     ----------
-    statistics_ : ndarray of shape (n_features_in_,)
+    statistics_ : ndarray of shape (n_features,)
         The fill value of every column.
     noise_std_ : float
         Noise std on each sum and count (NaN for "constant").
@@ -874,12 +874,12 @@ class DPSimpleImputer(OneToOneFeatureMixin, _PrivateTransformer):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features_in_)
+        X : array-like of shape (n_samples, n_features)
             The data to transform.
 
         Returns
         -------
-        X_new : ndarray of shape (n_samples, n_features_in_)
+        X_new : ndarray of shape (n_samples, n_features)
             The transformed data.
         """
         check_is_fitted(self)

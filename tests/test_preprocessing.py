@@ -455,3 +455,40 @@ def test_pipeline_inside_private_grid_search():
     leaky = make_private_pipeline(StandardScaler(), DPLogisticRegression())
     with pytest.raises(ValueError, match="without a privacy mechanism"):
         PrivateGridSearchCV(leaky, {}, epsilon=1.0).fit(X, y)
+
+
+@pytest.mark.parametrize(
+    "est",
+    [
+        DPMinMaxScaler(bounds_range=(-5, 5)),
+        DPStandardScaler(bounds=(-5, 5)),
+        DPSimpleImputer(bounds=(-5, 5)),
+        DPOneHotEncoder(epsilon=5.0, delta=1e-3),
+    ],
+)
+def test_secure_mode_ignores_random_state(est):
+    X = np.round(_data(n=300, d=2)[0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)
+        est.set_params(secure_mode=True, random_state=0).fit(X)
+    assert est.epsilon_ > 0
+
+
+def test_pipeline_fixed_seed_warns_once_and_reproduces():
+    X, y = _data(n=400, d=2)
+
+    def fit():
+        pipe = make_private_pipeline(
+            DPStandardScaler(bounds=(-3, 3)),
+            DPLogisticRegression(classes=[0, 1]),
+            random_state=7,
+        )
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            pipe.fit(X, y)
+        fixed = [w for w in caught if "fixes the noise" in str(w.message)]
+        assert len(fixed) == 1
+        return pipe
+
+    a, b = fit(), fit()
+    np.testing.assert_array_equal(a.decision_function(X), b.decision_function(X))
