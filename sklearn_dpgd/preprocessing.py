@@ -364,8 +364,11 @@ class DPStandardScaler(OneToOneFeatureMixin, _PrivateTransformer):
     Parameters
     ----------
     bounds : array-like of shape (2,) or (n_features, 2)
-        Public ``(lo, hi)`` of every column (required: a data dictionary, or
-        :class:`DPMinMaxScaler`'s private ``bounds_``).
+        Public ``(lo, hi)`` of every column (required). For private bounds, put a
+        :class:`DPMinMaxScaler` with ``bounds_range`` first and declare
+        ``bounds=(0, 1)`` here: its output is in ``[0, 1]``, and the two
+        mechanisms compose (e.g. in a
+        :class:`~sklearn_dpgd.pipeline.PrivatePipeline`).
     epsilon : float, default=1.0
         Budget of the mechanism, > 0.
     delta : float, default=1e-8

@@ -492,3 +492,17 @@ def test_pipeline_fixed_seed_warns_once_and_reproduces():
 
     a, b = fit(), fit()
     np.testing.assert_array_equal(a.decision_function(X), b.decision_function(X))
+
+
+def test_standardize_within_private_bounds():
+    X, y = _data(n=2000, d=2)
+    pipe = make_private_pipeline(
+        DPMinMaxScaler(bounds_range=(-50, 50)),
+        DPStandardScaler(bounds=(0, 1)),
+        epsilon=10.0,
+        delta=1e-6,
+    )
+    Xt = pipe.fit_transform(X * 3 + 4)
+    assert pipe.accounting_ == "basic" and pipe.epsilon_ <= 10.0
+    np.testing.assert_allclose(Xt.mean(0), 0.0, atol=0.2)
+    np.testing.assert_allclose(Xt.std(0), 1.0, atol=0.2)
