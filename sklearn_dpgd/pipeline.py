@@ -33,6 +33,7 @@ from sklearn.compose import ColumnTransformer
 from sklearn.pipeline import FeatureUnion, Pipeline, _name_estimators
 from sklearn.utils import get_tags
 from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._set_output import _safe_set_output
 from sklearn.utils.metaestimators import _BaseComposition, available_if
 from sklearn.utils.validation import check_is_fitted
 
@@ -304,11 +305,33 @@ class PrivatePipeline(MetaEstimatorMixin, _BaseComposition):
         )
 
     def _readers(self, pipe):
+        components = _components(pipe)[1:]
+        # A nested PrivatePipeline splits its own share among its steps.
+        nested = [p + "__" for p, est in components if isinstance(est, PrivatePipeline)]
         return [
             (path, est)
-            for path, est in _components(pipe)[1:]
-            if _is_private(est) and _reads_data(est)
+            for path, est in components
+            if _is_private(est)
+            and _reads_data(est)
+            and not any(path.startswith(n) for n in nested)
         ]
+
+    def set_output(self, *, transform=None):
+        """Set the output container of every step's ``transform``.
+
+        Parameters
+        ----------
+        transform : {"default", "pandas", "polars"} or None, default=None
+            As :meth:`sklearn.pipeline.Pipeline.set_output`; None leaves it.
+
+        Returns
+        -------
+        self : PrivatePipeline
+            This pipeline.
+        """
+        for _, step in self.steps:
+            _safe_set_output(step, transform=transform)
+        return self
 
     def _shares(self, readers):
         paths = [p for p, _ in readers]

@@ -506,3 +506,20 @@ def test_standardize_within_private_bounds():
     assert pipe.accounting_ == "basic" and pipe.epsilon_ <= 10.0
     np.testing.assert_allclose(Xt.mean(0), 0.0, atol=0.2)
     np.testing.assert_allclose(Xt.std(0), 1.0, atol=0.2)
+
+
+def test_pipeline_set_output_pandas_and_nested_private_pipeline():
+    X, y = _adult_like(n=500)
+    inner = make_private_pipeline(
+        DPSimpleImputer(bounds=[[17, 90], [1, 99]]),
+        DPStandardScaler(bounds=[[17, 90], [1, 99]]),
+    )
+    prep = ColumnTransformer(
+        [("num", inner, ["age", "hours"]), ("cat", "drop", ["job"])]
+    )
+    pipe = make_private_pipeline(prep, epsilon=0.5).set_output(transform="pandas")
+    out = pipe.fit_transform(X)
+    assert list(out.columns) == ["num__age", "num__hours"]
+    # The nested pipeline is one step of the outer split; it splits its share.
+    assert list(pipe.budget_) == ["columntransformer__num"]
+    assert pipe.epsilon_ <= 0.5 and len(pipe.ledger_.entries) == 2
