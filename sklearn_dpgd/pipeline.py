@@ -100,7 +100,14 @@ def _safe_reason(est):
             params.get("max_categories") is None
         )
         return "explicit categories" if explicit and frequency else None
-    if name == "SimpleImputer" and params.get("strategy") == "constant":
+    if (
+        name == "SimpleImputer"
+        and params.get("strategy") == "constant"
+        and params.get("keep_empty_features")
+        and not params.get("add_indicator")
+    ):
+        # Otherwise it drops the columns with no observed value (and says which),
+        # or adds indicators of the columns that have missing values.
         return "constant fill value"
     if name == "MissingIndicator" and params.get("features") == "all":
         return "row-wise"
@@ -127,7 +134,8 @@ def find_privacy_leaks(estimator):
     ``PolynomialFeatures``, ``FunctionTransformer`` without an inverse check,
     ``MissingIndicator(features="all")``), or fixed by public parameters
     (``OneHotEncoder``/``OrdinalEncoder`` with explicit ``categories`` and no
-    frequency filter, ``SimpleImputer(strategy="constant")``).
+    frequency filter, ``SimpleImputer(strategy="constant",
+    keep_empty_features=True)`` without ``add_indicator``).
 
     Parameters
     ----------
@@ -149,6 +157,8 @@ def find_privacy_leaks(estimator):
         name = type(est).__name__
         if name == "SimpleImputer":
             reads = f"the {est.get_params()['strategy']} of every column"
+            if est.get_params()["strategy"] == "constant":
+                reads = "which columns have no observed value, or missing values"
         else:
             reads = _READS.get(name, "its fitted state from the data")
         leaks.append((path, name, reads))

@@ -426,11 +426,17 @@ def test_find_privacy_leaks_nested_and_safe_transformers():
         [
             ("a", make_pipeline(StandardScaler(), Normalizer()), [0]),
             ("b", OneHotEncoder(categories=[[0, 1]]), [1]),
-            ("c", SimpleImputer(strategy="constant"), [2]),
+            ("c", SimpleImputer(strategy="constant", keep_empty_features=True), [2]),
+            ("d", SimpleImputer(strategy="constant"), [3]),
         ]
     )
     leaks = find_privacy_leaks(make_pipeline(prep, DPLogisticRegression()))
-    assert [p for p, _, _ in leaks] == ["columntransformer__a__standardscaler"]
+    found = {p: reads for p, _, reads in leaks}
+    assert set(found) == {
+        "columntransformer__a__standardscaler",
+        "columntransformer__d",
+    }
+    assert "no observed value" in found["columntransformer__d"]
     assert find_privacy_leaks(_private_pipeline()) == []
 
 
