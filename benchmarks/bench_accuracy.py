@@ -1,6 +1,6 @@
 """Accuracy of the defaults: against other libraries, and on data they were not set on.
 
-    python benchmarks/bench_accuracy.py [--data-home ../shared/data] [--seeds 5]
+    python benchmarks/bench_accuracy.py [--data-home DIR] [--seeds 5]
         [--skip-benchmarks] [--skip-generalisation]
     python benchmarks/bench_accuracy.py --ablation [--seeds 4]
 
@@ -321,7 +321,12 @@ def generalisation(seeds):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--data-home", default="../shared/data")
+    parser.add_argument(
+        "--data-home",
+        default=None,
+        help="data folder (default: $SKLEARN_DPGD_DATA, else scikit-learn's data "
+        "home; Adult is downloaded into it on first use)",
+    )
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--skip-benchmarks", action="store_true")
     parser.add_argument("--skip-generalisation", action="store_true")

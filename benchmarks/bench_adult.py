@@ -1,8 +1,8 @@
 """Accuracy and speed of the private estimators on Adult (and Bank).
 
-Run from the repository root (the data stay in ../shared/data)::
+Run from the repository root (Adult is downloaded on first use; see --data-home)::
 
-    python benchmarks/bench_adult.py [--data-home ../shared/data] [--seeds 5]
+    python benchmarks/bench_adult.py [--data-home DIR] [--seeds 5]
     python benchmarks/bench_adult.py --dataset bank
     python benchmarks/bench_adult.py --sweep   # evidence for the auto horizon
 
@@ -177,7 +177,12 @@ def sweep(X_train, y_train, n_seeds):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--data-home", default="../shared/data")
+    parser.add_argument(
+        "--data-home",
+        default=None,
+        help="data folder (default: $SKLEARN_DPGD_DATA, else scikit-learn's data "
+        "home; Adult is downloaded into it on first use)",
+    )
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--dataset", choices=["adult", "bank"], default="adult")
     parser.add_argument("--sweep", action="store_true", help="horizon sweep only")

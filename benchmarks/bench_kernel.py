@@ -2,7 +2,7 @@
 
     python benchmarks/bench_kernel.py [--n-samples 1000000] [--n-features 100]
         [--repeats 15] [--threads 1 2] [--cases f64 f32 csr adult]
-        [--data-home ../shared/data]
+        [--data-home DIR]
 
 For each matrix, and each Numba thread count, the script times, interleaved in one
 process (so that load from other processes hits all of them alike):
@@ -165,7 +165,12 @@ def main():
         "--cases", nargs="+", default=["f64", "f32", "csr", "adult"],
         choices=["f64", "f32", "csr", "adult"],
     )  # fmt: skip
-    parser.add_argument("--data-home", default="../shared/data")
+    parser.add_argument(
+        "--data-home",
+        default=None,
+        help="data folder (default: $SKLEARN_DPGD_DATA, else scikit-learn's data "
+        "home; Adult is downloaded into it on first use)",
+    )
     args = parser.parse_args()
     threads = [t for t in args.threads if 1 <= t <= numba.config.NUMBA_NUM_THREADS]
     print(

@@ -1,13 +1,14 @@
 """What the privacy fixes cost: Adult test accuracy of the default estimators.
 
-    python benchmarks/bench_privacy_cost.py [--data-home ../shared/data] [--seeds 5]
+    python benchmarks/bench_privacy_cost.py [--data-home DIR] [--seeds 5]
 
 Protocol of ``benchmarks/bench_adult.py`` (Adult's standard split, one-hot + min-max
 + unit-norm rows, delta = 1e-8, classes declared), epsilon in {0.1, 0.4, 1.6}, mean
 test accuracy over the seeds, for the gradient-descent estimators, Snowball-SGD and
-the two baselines, every other parameter at its default. Under add/remove-one neighbouring the number of rows
-is private, so every size-dependent rule reads a *public size*: by default a noisy
-count charged to the fit (1% of ``mu**2``), or a size the user declares
+the two baselines, every other parameter at its default. Under add/remove-one
+neighbouring the number of rows is private, so every size-dependent rule reads a
+*public size*: by default a noisy count charged to the fit (1% of ``mu**2``), or a
+size the user declares
 (``public_n_samples=32561``, the documented size of Adult's training split). Both
 are measured; on a version of the package without ``public_n_samples`` (before the
 fixes) only the default is.
@@ -24,7 +25,7 @@ from sklearn_dpgd import (
     OutputPerturbationClassifier,
     PhasedLocalizationClassifier,
 )
-from sklearn_dpgd.datasets import load_adult, paper_preprocessor
+from sklearn_dpgd.datasets import fetch_adult, paper_preprocessor
 from sklearn_dpgd.exceptions import PrivacyLeakWarning
 
 EPSILONS = (0.1, 0.4, 1.6)
@@ -40,11 +41,16 @@ ADULT_TRAIN_ROWS = 32561  # public: the documented size of the UCI training spli
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data-home", default="../shared/data")
+    parser.add_argument(
+        "--data-home",
+        default=None,
+        help="data folder (default: $SKLEARN_DPGD_DATA, else scikit-learn's data "
+        "home; Adult is downloaded into it on first use)",
+    )
     parser.add_argument("--seeds", type=int, default=5)
     args = parser.parse_args()
-    X_train, y_train = load_adult(args.data_home, subset="train")
-    X_test, y_test = load_adult(args.data_home, subset="test")
+    X_train, y_train = fetch_adult(args.data_home, subset="train")
+    X_test, y_test = fetch_adult(args.data_home, subset="test")
     prep = paper_preprocessor().fit(X_train)
     Xtr, Xte = prep.transform(X_train), prep.transform(X_test)
     ytr, yte = np.asarray(y_train), np.asarray(y_test)

@@ -1,6 +1,6 @@
 """Every noise schedule, full batch and minibatch, on Adult and Bank.
 
-    python benchmarks/bench_schedules.py [--data-home ../shared/data] [--seeds 5]
+    python benchmarks/bench_schedules.py [--data-home DIR] [--seeds 5]
         [--datasets adult bank] [--batch-sizes full 256] [--skip-efficiency]
         [--skip-adaptive] [--only-adaptive]
 
@@ -237,7 +237,12 @@ def data_efficiency(data_home, n_seeds):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--data-home", default="../shared/data")
+    parser.add_argument(
+        "--data-home",
+        default=None,
+        help="data folder (default: $SKLEARN_DPGD_DATA, else scikit-learn's data "
+        "home; Adult is downloaded into it on first use)",
+    )
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--datasets", nargs="+", default=["adult", "bank"])
     parser.add_argument("--batch-sizes", nargs="+", default=["full", "256"])

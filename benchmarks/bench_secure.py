@@ -1,8 +1,8 @@
 """Cost of ``secure_mode=True``: the samplers, and a fit on Adult, side by side.
 
-Run from the repository root (the data stay in ../shared/data)::
+Run from the repository root (Adult is downloaded on first use; see --data-home)::
 
-    python benchmarks/bench_secure.py [--data-home ../shared/data] [--repeat 5]
+    python benchmarks/bench_secure.py [--data-home DIR] [--repeat 5]
 
 Part 1 times one call of each sampler of
 :class:`sklearn_dpgd._secure.SecureGenerator` (OS CSPRNG bits, Holohan & Braghin's
@@ -127,7 +127,12 @@ def fit_table(data_home, repeat):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data-home", default="../shared/data")
+    parser.add_argument(
+        "--data-home",
+        default=None,
+        help="data folder (default: $SKLEARN_DPGD_DATA, else scikit-learn's data "
+        "home; Adult is downloaded into it on first use)",
+    )
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--skip-samplers", action="store_true")
     parser.add_argument("--skip-fit", action="store_true")

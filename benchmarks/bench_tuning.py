@@ -1,8 +1,8 @@
 """Private hyperparameter tuning on Adult at one total budget.
 
-Run from the repository root (the data stay in ../shared/data)::
+Run from the repository root (Adult is downloaded on first use; see --data-home)::
 
-    python benchmarks/bench_tuning.py [--data-home ../shared/data] [--seeds 5]
+    python benchmarks/bench_tuning.py [--data-home DIR] [--seeds 5]
 
 Protocol: Adult's standard split, the papers' preprocessing
 (:func:`sklearn_dpgd.datasets.paper_preprocessor`), total budget epsilon = 1,
@@ -90,7 +90,12 @@ def _runs(X_train, y_train, seed, naive=True):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data-home", default="../shared/data")
+    parser.add_argument(
+        "--data-home",
+        default=None,
+        help="data folder (default: $SKLEARN_DPGD_DATA, else scikit-learn's data "
+        "home; Adult is downloaded into it on first use)",
+    )
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument(
         "--naive-seeds",

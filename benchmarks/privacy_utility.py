@@ -1,6 +1,6 @@
 """Privacy-utility benchmark: test accuracy vs epsilon of every method, Adult and Bank.
 
-    python benchmarks/privacy_utility.py [--data-home ../shared/data]
+    python benchmarks/privacy_utility.py [--data-home DIR]
         [--datasets adult bank] [--seeds 5] [--epsilons 0.05 0.1 0.2 0.4 0.8 1.6]
         [--methods SUBSTRING ...] [--others-python /work/venv-others/bin/python]
         [--out benchmarks/results]
@@ -374,7 +374,12 @@ NOTES = """Notes:
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--data-home", default="../shared/data")
+    parser.add_argument(
+        "--data-home",
+        default=None,
+        help="data folder (default: $SKLEARN_DPGD_DATA, else scikit-learn's data "
+        "home; Adult is downloaded into it on first use)",
+    )
     parser.add_argument("--datasets", nargs="+", default=["adult", "bank"])
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--epsilons", type=float, nargs="+", default=list(EPSILONS))

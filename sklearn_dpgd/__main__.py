@@ -1,7 +1,10 @@
 """The main job: private vs non-private accuracy table on a real data set.
 
 ``python -m sklearn_dpgd`` trains on scikit-learn's embedded breast-cancer data;
-``python -m sklearn_dpgd --dataset adult --data-home ../shared/data`` on Adult.
+``python -m sklearn_dpgd --dataset adult`` on Adult, downloaded from the UCI
+repository into the data home on first use (``--data-home DIR``, default
+``$SKLEARN_DPGD_DATA``, else scikit-learn's data home; see
+:func:`sklearn_dpgd.datasets.fetch_adult`).
 """
 
 import argparse
@@ -50,7 +53,7 @@ def run(
     epsilons=EPSILONS,
     delta=1e-8,
     n_seeds=3,
-    out=sys.stdout,
+    out=None,
 ):
     """Print the accuracy table; return it as a dict ``{(row, column): value}``.
 
@@ -58,6 +61,7 @@ def run(
     seeds, default hyperparameters) and the spent epsilon; the non-private
     :class:`~sklearn.linear_model.LogisticRegression` is the reference line.
     """
+    out = sys.stdout if out is None else out  # the stream current at the call
     X_train, X_test, y_train, y_test, pre, description = _load(dataset, data_home)
     pre = clone(pre).fit(X_train)
     X_train, X_test = pre.transform(X_train), pre.transform(X_test)
@@ -127,7 +131,8 @@ def main(argv=None):
     parser.add_argument(
         "--data-home",
         default=None,
-        help="folder holding adult/ and bank/ (default: $SKLEARN_DPGD_DATA)",
+        help="folder holding adult/ and bank/ (default: $SKLEARN_DPGD_DATA, else "
+        "scikit-learn's data home); Adult is downloaded into it on first use",
     )
     parser.add_argument("--seeds", type=int, default=3, help="seeds per cell")
     parser.add_argument("--delta", type=float, default=1e-8)
@@ -145,7 +150,7 @@ def main(argv=None):
                 "ignore", message=r".*random_state=.* fixes the noise"
             )
             run(args.dataset, args.data_home, args.epsilons, args.delta, args.seeds)
-    except (FileNotFoundError, ValueError) as exc:
+    except (OSError, ValueError) as exc:  # missing or corrupt data files
         parser.exit(2, f"error: {exc}\n")
     return 0
 

@@ -18,12 +18,12 @@ and ``random_state``"):
   Opacus).
 """
 
-import warnings
 from numbers import Integral
 
 import numpy as np
 
 from ._secure import SecureGenerator
+from ._warnings import warn_once
 from .exceptions import PrivacyLeakWarning
 
 __all__ = ["draw_seed", "make_generator", "spawn_seeds"]
@@ -38,7 +38,7 @@ SEED_BITS = 128
 
 
 def _fixed_seed_warning(random_state, owner):
-    warnings.warn(
+    warn_once(
         f"{owner}: random_state={random_state!r} fixes the noise. Anyone who knows "
         "the seed can regenerate and subtract it, and fits that share the seed "
         "(e.g. clones in GridSearchCV or cross_val_score) share their noise, which "

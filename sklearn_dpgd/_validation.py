@@ -5,13 +5,12 @@ value of the private data: labels outside the declared ``classes`` are refused
 without saying which (or how many) they are.
 """
 
-import warnings
-
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
 
+from ._warnings import warn_once
 from .exceptions import PrivacyLeakWarning
 
 __all__ = ["encode_labels", "validate_fit_data"]
@@ -48,7 +47,7 @@ def encode_labels(estimator, y, *, stacklevel=4):
     """
     check_classification_targets(y)
     if estimator.classes is None:
-        warnings.warn(
+        warn_once(
             "classes=None: the set of labels is read from y, so which labels are "
             "present in the private data is not protected. Pass the public label "
             "set as `classes` to avoid this.",

@@ -40,7 +40,6 @@ Cor. 3.3 (composition of Gaussian mechanisms).
 """
 
 import math
-import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -52,9 +51,11 @@ from sklearn.utils._available_if import available_if
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._errors import NotFittedAttributesMixin, refuse_sample_weight
 from ._public_size import count_noise_multiplier, needs_count, resolve_public_size
 from ._randomness import draw_seed, make_generator, spawn_seeds
 from ._validation import validate_fit_data
+from ._warnings import warn_once
 from .accounting import (
     GaussianSteps,
     _charge_active_ledgers,
@@ -154,7 +155,7 @@ def _clip_rows(X, data_norm):
     return X
 
 
-class _BaselineClassifier(ClassifierMixin, BaseEstimator):
+class _BaselineClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEstimator):
     """Validation, budget, public size, labels and prediction of the baselines."""
 
     _parameter_constraints = {
@@ -228,13 +229,15 @@ class _BaselineClassifier(ClassifierMixin, BaseEstimator):
         )
         m = size.n_samples
         if self.delta >= 1.0 / m:
-            warnings.warn(
+            warn_once(
                 f"delta={self.delta:g} >= 1/m={1.0 / m:.3g} (m the public size, "
                 "public_n_samples_): a mechanism that publishes a random row meets "
                 "this delta, so the guarantee is too weak to protect individuals. Use "
                 "delta << 1/m.",
                 WeakPrivacyWarning,
                 stacklevel=3,
+                # The quoted size is per fit (a noisy count): once per delta.
+                key=("weak delta", self.delta),
             )
         self.public_n_samples_ = m
         return m
@@ -533,7 +536,9 @@ class OutputPerturbationClassifier(_BaselineClassifier):
         is ``public_n_samples_``.
     classes : array-like of shape (n_classes,), default=None
         The public label set. If None, it is read from ``y`` and a
-        :class:`~sklearn_dpgd.exceptions.PrivacyLeakWarning` is raised.
+        :class:`~sklearn_dpgd.exceptions.PrivacyLeakWarning` is raised (and
+        one-class ``y`` raises a ValueError); when given, ``y`` may lack some of
+        the classes, even all but one, and ``classes_`` is the declared set.
     tol : float, default=1e-8
         Gradient-norm tolerance ``g_tol`` of the solver, in [1e-12, 1); it adds
         ``2 tol / alpha`` to the sensitivity.
@@ -648,7 +653,7 @@ class OutputPerturbationClassifier(_BaselineClassifier):
         self.secure_mode = secure_mode
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Solve the regularised problem and release it with Gaussian noise.
 
         Parameters
@@ -658,6 +663,9 @@ class OutputPerturbationClassifier(_BaselineClassifier):
             Training data; rows are clipped to norm ``data_norm``.
         y : array-like of shape (n_samples,)
             Target labels.
+        sample_weight : None, default=None
+            Refused: any value but None raises a ValueError (a weight above 1
+            gives one row more influence than the sensitivity allows).
 
         Returns
         -------
@@ -668,10 +676,12 @@ class OutputPerturbationClassifier(_BaselineClassifier):
         ------
         ValueError
             If a parameter is out of range, or ``X``/``y`` are invalid (as for
-            :class:`~sklearn_dpgd.DPLogisticRegression`).
+            :class:`~sklearn_dpgd.DPLogisticRegression`), or ``sample_weight`` is
+            not None (weights break the sensitivity).
         RuntimeError
             If the solver fails in floating point to reach ``tol``.
         """
+        refuse_sample_weight(sample_weight, type(self).__name__)
         self._check_finite(("epsilon", "data_norm", "alpha"))
         X, y_index, n_outputs = self._validate_fit_data(X, y)
         n_rows, d = X.shape
@@ -846,7 +856,9 @@ class PhasedLocalizationClassifier(_BaselineClassifier):
         ``public_n_samples_``.
     classes : array-like of shape (n_classes,), default=None
         The public label set. If None, it is read from ``y`` and a
-        :class:`~sklearn_dpgd.exceptions.PrivacyLeakWarning` is raised.
+        :class:`~sklearn_dpgd.exceptions.PrivacyLeakWarning` is raised (and
+        one-class ``y`` raises a ValueError); when given, ``y`` may lack some of
+        the classes, even all but one, and ``classes_`` is the declared set.
     random_state : int, RandomState instance or None, default=None
         Seeds the placement of the rows, the noise and the noisy count. None draws
         128 bits of fresh operating-system entropy for every fit (never NumPy's
@@ -964,7 +976,7 @@ class PhasedLocalizationClassifier(_BaselineClassifier):
         self.secure_mode = secure_mode
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Run the phases and release the last one's noisy output.
 
         Parameters
@@ -974,6 +986,9 @@ class PhasedLocalizationClassifier(_BaselineClassifier):
             Training data; rows are clipped to norm ``data_norm``.
         y : array-like of shape (n_samples,)
             Target labels.
+        sample_weight : None, default=None
+            Refused: any value but None raises a ValueError (a weight above 1
+            gives one row more influence than the sensitivity allows).
 
         Returns
         -------
@@ -984,8 +999,10 @@ class PhasedLocalizationClassifier(_BaselineClassifier):
         ------
         ValueError
             If a parameter is out of range (including ``learning_rate > 2 / beta``)
-            or ``X``/``y`` are invalid.
+            or ``X``/``y`` are invalid, or ``sample_weight`` is not None (weights
+            break the sensitivity).
         """
+        refuse_sample_weight(sample_weight, type(self).__name__)
         self._check_finite(("epsilon", "data_norm", "radius", "learning_rate"))
         X, y_index, n_outputs = self._validate_fit_data(X, y)
         n_rows, d = X.shape

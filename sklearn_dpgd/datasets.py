@@ -1,16 +1,21 @@
-"""Loaders for the real tabular benchmark data sets used by :mod:`sklearn_dpgd`.
+"""Fetchers and loaders for the real tabular benchmark data sets of :mod:`sklearn_dpgd`.
 
-Two binary classification data sets from the UCI repository are supported, read from
-a local folder (nothing is downloaded):
+Two binary classification data sets are supported:
 
-- :func:`load_adult`: UCI Adult (Census Income), Kohavi & Becker 1996, with its
-  standard train and test splits;
-- :func:`load_bank`: UCI Bank Marketing (Moro, Cortez & Rita 2014) in the one-hot
-  encoded version used by Lee & Kifer (KDD 2018).
+- :func:`fetch_adult` / :func:`load_adult`: UCI Adult (Census Income), Kohavi &
+  Becker 1996, with its standard train and test splits. :func:`fetch_adult`
+  downloads the two files from the UCI repository on first use (checking their
+  SHA-256) and stores them where :func:`load_adult` reads them;
+- :func:`fetch_bank` / :func:`load_bank`: UCI Bank Marketing (Moro, Cortez & Rita
+  2014) in the one-hot encoded version used by Lee & Kifer (KDD 2018). That file is
+  not distributed by UCI, so :func:`fetch_bank` cannot download it: it checks the
+  SHA-256 of a copy put in place by hand.
 
-The folder is given by the ``data_home`` argument of each loader or, when that is
-``None``, by the environment variable ``SKLEARN_DPGD_DATA``. It must hold the files
-``adult/adult.data.gz``, ``adult/adult.test.gz`` and ``bank/BANK.dat.gz``.
+The folder is the ``data_home`` argument of each function or, when that is ``None``,
+the environment variable ``SKLEARN_DPGD_DATA`` or, if that is unset, scikit-learn's
+data home (:func:`sklearn.datasets.get_data_home`, ``~/scikit_learn_data`` unless
+``SCIKIT_LEARN_DATA`` says otherwise); see :func:`get_data_home`. It holds the
+files ``adult/adult.data.gz``, ``adult/adult.test.gz`` and ``bank/BANK.dat.gz``.
 
 The loaders return raw features. The differential-privacy experiments of Lee & Kifer
 (2018) one-hot encode the categorical features, scale every numeric feature to
@@ -34,8 +39,15 @@ References
    https://doi.org/10.1145/3219819.3220076
 """
 
+import gzip
+import hashlib
+import http.client
 import os
+import urllib.error
+import urllib.request
 from pathlib import Path
+
+from sklearn.datasets import get_data_home as _sklearn_data_home
 
 try:
     import pandas as pd
@@ -44,11 +56,40 @@ except ImportError as exc:  # pandas is an optional dependency (the "datasets" e
         "sklearn_dpgd.datasets needs pandas: pip install 'sklearn-dpgd[datasets]'"
     ) from exc
 
-__all__ = ["load_adult", "load_bank", "load_benchmark_split", "paper_preprocessor"]
+__all__ = [
+    "fetch_adult",
+    "fetch_bank",
+    "get_data_home",
+    "load_adult",
+    "load_bank",
+    "load_benchmark_split",
+    "paper_preprocessor",
+]
 
 _DATA_HOME_ENV = "SKLEARN_DPGD_DATA"
 
 _ADULT_FILES = {"train": "adult.data.gz", "test": "adult.test.gz"}
+
+# The UCI originals of the Adult files and the SHA-256 of their bytes (adult.data:
+# 3,974,305 bytes; adult.test: 2,003,153 bytes, its first line "|1x3 Cross
+# validator"). fetch_adult stores them as load_adult reads them: gzip, with the
+# header line below first, comment and blank lines dropped.
+_UCI_ADULT = "https://archive.ics.uci.edu/ml/machine-learning-databases/adult/"
+_ADULT_REMOTE = {
+    "train": (
+        _UCI_ADULT + "adult.data",
+        "5b00264637dbfec36bdeaab5676b0b309ff9eb788d63554ca0a249491c86603d",
+    ),
+    "test": (
+        _UCI_ADULT + "adult.test",
+        "a2a9044bc167a35b2361efbabec64e89d69ce82d9790d2980119aac5fd7e9c05",
+    ),
+}
+
+# SHA-256 of the uncompressed BANK.dat (45,211 rows, 33 columns), the one-hot
+# encoded Bank Marketing file of Lee & Kifer (2018). It is not on UCI (which has
+# the raw bank-full.csv), so there is no address to download it from.
+_BANK_SHA256 = "fe536a257d242b1fb78dd0e753d2c50176ef12a5dd23dfb86402f62127a3b96e"
 
 _ADULT_NUMERIC = [
     "age",
@@ -117,13 +158,44 @@ _ADULT_COLUMNS = [
 _ADULT_LABELS = {"<=50K": 0, ">50K": 1}
 
 
+def get_data_home(data_home=None):
+    """Return the folder the data sets are read from (and fetched into).
+
+    Parameters
+    ----------
+    data_home : str, os.PathLike or None, default=None
+        The folder. If None: the environment variable ``SKLEARN_DPGD_DATA`` if set
+        and non-empty, else scikit-learn's data home
+        (:func:`sklearn.datasets.get_data_home`: ``SCIKIT_LEARN_DATA`` or
+        ``~/scikit_learn_data``, created if missing).
+
+    Returns
+    -------
+    data_home : pathlib.Path
+        The folder (``~`` expanded), holding ``adult/`` and ``bank/``.
+
+    Raises
+    ------
+    TypeError
+        If ``data_home`` is neither None, a str nor an os.PathLike.
+    """
+    if data_home is None:
+        data_home = os.environ.get(_DATA_HOME_ENV) or _sklearn_data_home()
+    elif not isinstance(data_home, (str, os.PathLike)):
+        raise TypeError(
+            "data_home must be a str, an os.PathLike or None, got "
+            f"{type(data_home).__name__}: {data_home!r}."
+        )
+    return Path(data_home).expanduser()
+
+
 def _data_file(data_home, relative_path):
     """Return the path of a data file, checking that it exists.
 
     Parameters
     ----------
     data_home : str, os.PathLike or None
-        Data folder; ``None`` means the environment variable ``SKLEARN_DPGD_DATA``.
+        Data folder, resolved by :func:`get_data_home`.
     relative_path : str
         Path of the file inside the data folder, e.g. ``"adult/adult.data.gz"``.
 
@@ -136,31 +208,217 @@ def _data_file(data_home, relative_path):
     ------
     TypeError
         If ``data_home`` is neither None, a str nor an os.PathLike.
-    ValueError
-        If ``data_home`` is None and ``SKLEARN_DPGD_DATA`` is unset or empty.
     FileNotFoundError
-        If the file does not exist; the message names the full expected path.
+        If the file does not exist; the message names the full expected path and
+        the fetcher that obtains it.
     """
-    if data_home is None:
-        data_home = os.environ.get(_DATA_HOME_ENV) or None
-        if data_home is None:
-            raise ValueError(
-                "No data folder given: pass data_home=<folder> or set the environment "
-                f"variable {_DATA_HOME_ENV}=<folder>, where <folder> contains "
-                "'adult/adult.data.gz', 'adult/adult.test.gz' and 'bank/BANK.dat.gz'."
-            )
-    elif not isinstance(data_home, (str, os.PathLike)):
-        raise TypeError(
-            "data_home must be a str, an os.PathLike or None, got "
-            f"{type(data_home).__name__}: {data_home!r}."
-        )
-    path = Path(data_home).expanduser() / relative_path
+    path = get_data_home(data_home) / relative_path
     if not path.is_file():
+        how = (
+            "see sklearn_dpgd.datasets.fetch_bank for where it comes from"
+            if relative_path.startswith("bank")
+            else "sklearn_dpgd.datasets.fetch_adult downloads it"
+        )
         raise FileNotFoundError(
-            f"Data file not found: '{path}'. data_home (or {_DATA_HOME_ENV}) must be "
-            f"the folder that contains '{relative_path}'."
+            f"Data file not found: '{path}'. data_home (default: ${_DATA_HOME_ENV}, "
+            f"else scikit-learn's data home) must be the folder that contains "
+            f"'{relative_path}'; {how}."
         )
     return path
+
+
+def _sha256(data):
+    return hashlib.sha256(data).hexdigest()
+
+
+def _download(url):
+    """Return the bytes at ``url`` (standard-library urllib, 60 s timeout).
+
+    Raises
+    ------
+    OSError or http.client.HTTPException
+        If the download fails (``urllib.error.URLError``, a timeout and a reset
+        connection are OSErrors).
+    """
+    with urllib.request.urlopen(url, timeout=60) as response:
+        return response.read()
+
+
+def _store_adult(raw, path):
+    """Write a UCI Adult file in the layout :func:`load_adult` reads (atomically)."""
+    lines = [
+        line
+        for line in raw.decode("ascii").splitlines()
+        if line.strip() and not line.startswith("|")
+    ]
+    header = ", ".join([*_ADULT_COLUMNS, "Y"])
+    text = "\n".join([header, *lines]) + "\n"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(path.name + ".part")
+    with gzip.open(partial, "wt", encoding="ascii", newline="") as f:
+        f.write(text)
+    os.replace(partial, path)
+
+
+def fetch_adult(data_home=None, *, subset="train", download_if_missing=True):
+    """Load the UCI Adult data set, downloading it from UCI on first use.
+
+    Like :func:`load_adult`, whose layout the download is stored in: the first call
+    downloads ``adult.data`` and ``adult.test`` from the UCI Machine Learning
+    Repository [1]_, checks the SHA-256 of each against the published originals
+    and stores them as ``<data_home>/adult/adult.data.gz`` and ``adult.test.gz``
+    (gzip, with a header line); later calls read them from there. Offline, a
+    copy of a UCI file saved by other means as ``<data_home>/adult/adult.data``
+    (or ``adult.test``) is checked and converted instead.
+
+    Parameters
+    ----------
+    data_home : str, os.PathLike or None, default=None
+        Folder to read from and download into (``adult/`` inside it). If None, the
+        environment variable ``SKLEARN_DPGD_DATA``, else scikit-learn's data home
+        (see :func:`get_data_home`).
+
+    subset : {"train", "test"}, default="train"
+        Split to load: ``"train"`` (32,561 rows) or ``"test"`` (16,281 rows).
+
+    download_if_missing : bool, default=True
+        If False, raise a FileNotFoundError instead of downloading a missing file.
+
+    Returns
+    -------
+    X : pandas.DataFrame of shape (n_samples, 14)
+        Features, as returned by :func:`load_adult`.
+
+    y : pandas.Series of shape (n_samples,), dtype int64
+        Labels, 1 for ``>50K``, as returned by :func:`load_adult`.
+
+    Raises
+    ------
+    FileNotFoundError
+        If the file is missing and ``download_if_missing`` is False, or the download
+        fails (e.g. offline); the message names the address to download from, its
+        SHA-256 and the path to store it at.
+    OSError
+        If the downloaded bytes do not have the expected SHA-256 (nothing is
+        stored).
+    ValueError
+        If ``subset`` is not ``"train"`` or ``"test"``, or the stored file is
+        malformed (see :func:`load_adult`).
+    TypeError
+        If ``data_home`` is not None, a str or an os.PathLike.
+
+    See Also
+    --------
+    load_adult : Read the files without downloading.
+
+    References
+    ----------
+    .. [1] R. Kohavi and B. Becker, "Adult" (Census Income) data set, UCI Machine
+       Learning Repository, 1996. https://doi.org/10.24432/C5XW20
+
+    Examples
+    --------
+    >>> from sklearn_dpgd.datasets import fetch_adult
+    >>> X, y = fetch_adult()  # doctest: +SKIP
+    >>> X.shape  # doctest: +SKIP
+    (32561, 14)
+    """
+    if not isinstance(subset, str) or subset not in _ADULT_FILES:
+        raise ValueError(f"subset must be 'train' or 'test', got {subset!r}.")
+    path = get_data_home(data_home) / "adult" / _ADULT_FILES[subset]
+    if not path.is_file():
+        url, sha256 = _ADULT_REMOTE[subset]
+        raw_path = path.parent / url.rsplit("/", 1)[1]
+        where = (
+            f"download {url} (SHA-256 {sha256}) by other means and save it as "
+            f"'{raw_path}': fetch_adult checks and converts it on its next call"
+        )
+        if raw_path.is_file():
+            raw, origin = raw_path.read_bytes(), f"'{raw_path}'"
+        elif not download_if_missing:
+            raise FileNotFoundError(
+                f"Data file not found: '{path}' and download_if_missing=False. To "
+                f"obtain it, {where}."
+            )
+        else:
+            try:
+                raw, origin = _download(url), f"The file downloaded from {url}"
+            except (OSError, http.client.HTTPException) as exc:
+                reason = getattr(exc, "reason", None) or exc
+                raise FileNotFoundError(
+                    f"Data file not found: '{path}', and downloading it from {url} "
+                    f"failed ({reason}). Offline, {where}."
+                ) from exc
+        if _sha256(raw) != sha256:
+            raise OSError(
+                f"{origin} has SHA-256 {_sha256(raw)}, expected {sha256}: it is not "
+                f"the UCI original of {url} (corrupted or changed). Nothing was stored."
+            )
+        _store_adult(raw, path)
+    return load_adult(data_home, subset=subset)
+
+
+def fetch_bank(data_home=None):
+    """Load the one-hot encoded Bank Marketing data set after checking its SHA-256.
+
+    Like :func:`load_bank`, but the file is first checked against the SHA-256 of
+    the version used by Lee & Kifer (2018) [2]_, so that results are comparable
+    with theirs. That file is not distributed by the UCI repository (which has the
+    raw ``bank-full.csv`` [1]_), so it cannot be downloaded: put it at
+    ``<data_home>/bank/BANK.dat.gz`` by hand.
+
+    Parameters
+    ----------
+    data_home : str, os.PathLike or None, default=None
+        Folder holding ``bank/BANK.dat.gz``. If None, the environment variable
+        ``SKLEARN_DPGD_DATA``, else scikit-learn's data home (see
+        :func:`get_data_home`).
+
+    Returns
+    -------
+    X : pandas.DataFrame of shape (45211, 32), dtype float64
+        Features, as returned by :func:`load_bank`.
+
+    y : pandas.Series of shape (45211,), dtype int64
+        Labels, as returned by :func:`load_bank`.
+
+    Raises
+    ------
+    FileNotFoundError
+        If the file is missing; the message names the path and the SHA-256.
+    OSError
+        If the uncompressed file does not have the expected SHA-256.
+    TypeError
+        If ``data_home`` is not None, a str or an os.PathLike.
+
+    See Also
+    --------
+    load_bank : Read the file without the SHA-256 check.
+
+    References
+    ----------
+    .. [1] S. Moro, P. Cortez and P. Rita, "A data-driven approach to predict the
+       success of bank telemarketing", Decision Support Systems 62:22-31, 2014.
+       Data: UCI Bank Marketing, https://doi.org/10.24432/C5K306
+    .. [2] J. Lee and D. Kifer, "Concentrated differentially private gradient descent
+       with adaptive per-iteration privacy budget", Proc. KDD 2018, 1656-1665.
+    """
+    path = get_data_home(data_home) / "bank" / "BANK.dat.gz"
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"Data file not found: '{path}'. The one-hot encoded Bank Marketing file "
+            "of Lee & Kifer (KDD 2018) is not distributed by the UCI repository, so "
+            f"it cannot be downloaded: put a gzip of it (uncompressed SHA-256 "
+            f"{_BANK_SHA256}) at that path."
+        )
+    with gzip.open(path, "rb") as f:
+        digest = _sha256(f.read())
+    if digest != _BANK_SHA256:
+        raise OSError(
+            f"'{path}' uncompressed has SHA-256 {digest}, expected {_BANK_SHA256}: "
+            "it is not the file of Lee & Kifer (2018)."
+        )
+    return load_bank(data_home)
 
 
 def load_adult(data_home=None, *, subset="train"):
@@ -173,7 +431,9 @@ def load_adult(data_home=None, *, subset="train"):
     ----------
     data_home : str, os.PathLike or None, default=None
         Folder that contains ``adult/adult.data.gz`` and ``adult/adult.test.gz``. If
-        None, the environment variable ``SKLEARN_DPGD_DATA`` is used.
+        None, the environment variable ``SKLEARN_DPGD_DATA``, else scikit-learn's
+        data home (see :func:`get_data_home`). Nothing is downloaded: use
+        :func:`fetch_adult` for that.
 
     subset : {"train", "test"}, default="train"
         Split to load: ``"train"`` (``adult.data.gz``, 32,561 rows) or ``"test"``
@@ -198,9 +458,8 @@ def load_adult(data_home=None, *, subset="train"):
     Raises
     ------
     ValueError
-        If ``subset`` is not ``"train"`` or ``"test"``; if ``data_home`` is None and
-        ``SKLEARN_DPGD_DATA`` is not set; if the file has unexpected columns,
-        categories or labels.
+        If ``subset`` is not ``"train"`` or ``"test"``; if the file has unexpected
+        columns, categories or labels.
     TypeError
         If ``data_home`` is not None, a str or an os.PathLike.
     FileNotFoundError
@@ -208,6 +467,7 @@ def load_adult(data_home=None, *, subset="train"):
 
     See Also
     --------
+    fetch_adult : The same, downloading the files on first use.
     load_bank : The Bank Marketing data set.
 
     Notes
@@ -284,7 +544,8 @@ def load_bank(data_home=None):
     ----------
     data_home : str, os.PathLike or None, default=None
         Folder that contains ``bank/BANK.dat.gz``. If None, the environment variable
-        ``SKLEARN_DPGD_DATA`` is used.
+        ``SKLEARN_DPGD_DATA``, else scikit-learn's data home (see
+        :func:`get_data_home`).
 
     Returns
     -------
@@ -299,8 +560,7 @@ def load_bank(data_home=None):
     Raises
     ------
     ValueError
-        If ``data_home`` is None and ``SKLEARN_DPGD_DATA`` is not set, or if the
-        last column of the file is not a 0/1 label.
+        If the last column of the file is not a 0/1 label.
     TypeError
         If ``data_home`` is not None, a str or an os.PathLike.
     FileNotFoundError
@@ -308,6 +568,7 @@ def load_bank(data_home=None):
 
     See Also
     --------
+    fetch_bank : The same, with a SHA-256 check of the file.
     load_adult : The Adult (Census Income) data set.
 
     Notes
@@ -395,16 +656,17 @@ def paper_preprocessor():
 def load_benchmark_split(name, data_home=None):
     """Train/test split of a benchmark data set as the package's benchmarks use it.
 
-    Adult: its standard train (32,561 rows) and test (16,281 rows) files. Bank: a
-    stratified 80/20 split with ``random_state=0`` (Bank has no standard split; the
-    protocol of the package's accuracy tables).
+    Adult: its standard train (32,561 rows) and test (16,281 rows) files, downloaded
+    on first use (:func:`fetch_adult`). Bank: a stratified 80/20 split with
+    ``random_state=0`` (Bank has no standard split; the protocol of the package's
+    accuracy tables) of the checked file (:func:`fetch_bank`).
 
     Parameters
     ----------
     name : {"adult", "bank"}
         The data set.
     data_home : str or os.PathLike, default=None
-        Folder holding ``adult/`` and ``bank/``; None reads ``SKLEARN_DPGD_DATA``.
+        Folder holding ``adult/`` and ``bank/``; None: see :func:`get_data_home`.
 
     Returns
     -------
@@ -420,18 +682,20 @@ def load_benchmark_split(name, data_home=None):
     Raises
     ------
     ValueError
-        If ``name`` is unknown, or ``data_home`` is None with no environment
-        variable set.
+        If ``name`` is unknown.
     FileNotFoundError
-        If the data files are missing (the message names the expected path).
+        If the data files are missing and cannot be downloaded (the message says
+        where to put them).
+    OSError
+        If a file does not have the expected SHA-256.
     """
     if name == "adult":
-        X_train, y_train = load_adult(data_home, subset="train")
-        X_test, y_test = load_adult(data_home, subset="test")
+        X_train, y_train = fetch_adult(data_home, subset="train")
+        X_test, y_test = fetch_adult(data_home, subset="test")
         return X_train, X_test, y_train, y_test
     if name == "bank":
         from sklearn.model_selection import train_test_split
 
-        X, y = load_bank(data_home)
+        X, y = fetch_bank(data_home)
         return tuple(train_test_split(X, y, test_size=0.2, stratify=y, random_state=0))
     raise ValueError(f"name must be 'adult' or 'bank', got {name!r}.")

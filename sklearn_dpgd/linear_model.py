@@ -2,7 +2,6 @@
 
 import copy
 import math
-import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -13,12 +12,14 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _losses
 from ._dask import check_fit_data, is_dask_collection, map_rows
+from ._errors import NotFittedAttributesMixin, refuse_sample_weight
 from ._oracle import PrivateGradientOracle
 from ._public_size import count_noise_multiplier, needs_count, resolve_public_size
 from ._randomness import draw_seed, make_generator
 from ._snowball import fit_snowball
 from ._solver import noisy_gradient_descent
 from ._validation import validate_fit_data
+from ._warnings import warn_once
 from .accounting import (
     EpsilonDeltaRecord,
     GaussianPrivacyFilter,
@@ -55,7 +56,7 @@ _SENSITIVITY_FACTOR = {"add_remove": 1.0, "replace": 2.0}
 _NORMALIZED_STEP_LENGTH = 0.5
 
 
-class _BaseDPLinearClassifier(ClassifierMixin, BaseEstimator):
+class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEstimator):
     """Shared fit/predict of the private linear classifiers (one loss per subclass)."""
 
     _loss = None  # key of _losses.LOSS_CODES, set by subclasses
@@ -201,7 +202,7 @@ class _BaseDPLinearClassifier(ClassifierMixin, BaseEstimator):
         )
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y, coef_init=None, intercept_init=None):
+    def fit(self, X, y, coef_init=None, intercept_init=None, sample_weight=None):
         """Train the model with ``(epsilon, delta)``-differential privacy.
 
         Parameters
@@ -230,6 +231,9 @@ class _BaseDPLinearClassifier(ClassifierMixin, BaseEstimator):
         intercept_init : array-like of shape (1,) or (n_classes,), default=None
             Public starting point of the intercepts (a scalar for binary
             problems); None starts from zero.
+        sample_weight : None, default=None
+            Refused: any value but None raises a ValueError (a weight above 1
+            gives one row more influence than the sensitivity allows).
 
         Returns
         -------
@@ -245,7 +249,8 @@ class _BaseDPLinearClassifier(ClassifierMixin, BaseEstimator):
             ``y`` have different lengths; or ``coef_init`` or ``intercept_init``
             has the wrong shape, is not finite, or is given with
             ``solver="snowball"`` (or ``intercept_init`` with
-            ``fit_intercept=False``).
+            ``fit_intercept=False``); or ``sample_weight`` is not None (weights
+            break the sensitivity).
         TypeError
             If a parameter has a wrong type (e.g. ``schedule`` without a
             ``noise_multipliers`` method), or only one of ``X`` and ``y`` is a
@@ -265,6 +270,7 @@ class _BaseDPLinearClassifier(ClassifierMixin, BaseEstimator):
         ``sample_weight`` is not accepted: a weight above 1 would raise one row's
         influence above ``clip_norm`` and break the guarantee.
         """
+        refuse_sample_weight(sample_weight, type(self).__name__)
         self._check_finite_params()
         if is_dask_collection(X) or is_dask_collection(y):
             # Rows stay on the Dask workers; the oracle sums their chunks there.
@@ -402,12 +408,14 @@ class _BaseDPLinearClassifier(ClassifierMixin, BaseEstimator):
 
     def _warn_weak_delta(self, public_size):
         if self.delta >= 1.0 / public_size:
-            warnings.warn(
+            warn_once(
                 f"delta={self.delta:g} >= 1/public_n_samples_={1.0 / public_size:.3g}"
                 ": a mechanism that publishes a random row meets this delta, so the "
                 "guarantee is too weak to protect individuals. Use delta << 1/n.",
                 WeakPrivacyWarning,
                 stacklevel=3,
+                # The quoted size is per fit (a noisy count): once per delta.
+                key=("weak delta", self.delta),
             )
 
     def _check_sampling(self, adaptive):
@@ -792,7 +800,9 @@ _PARAMS_OPTIMISER = """\
         The public label set. If None, it is read from ``y`` and a
         :class:`~sklearn_dpgd.exceptions.PrivacyLeakWarning` is raised: which labels
         occur is then not protected. When given, labels outside it raise, and a
-        declared class may be absent from ``y``.
+        declared class may be absent from ``y``: even one-class ``y`` is trained
+        on, and ``classes_`` is the declared set (with ``classes=None``,
+        one-class ``y`` raises a ValueError).
     solver : {"gd", "snowball"}, default="gd"
         "gd": the private gradient descent described above. "snowball":
         Snowball-SGD (Feldman, Koren & Talwar, STOC 2020, Sec. 3, Thm 3.1 and 3.5;

@@ -95,6 +95,7 @@ from sklearn.utils._param_validation import HasMethods, Interval
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import _num_samples, check_is_fitted
 
+from ._errors import NotFittedAttributesMixin, refuse_sample_weight
 from ._public_size import (
     COUNT_SHARE,
     count_noise_multiplier,
@@ -272,7 +273,9 @@ class _SearchSeeds:
         return np.random.RandomState(np.random.MT19937(seed))
 
 
-class _BasePrivateSearch(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
+class _BasePrivateSearch(
+    NotFittedAttributesMixin, ClassifierMixin, MetaEstimatorMixin, BaseEstimator
+):
     """Split, private candidate fits, report-noisy-max, refit: shared machinery."""
 
     _parameter_constraints = {
@@ -713,7 +716,7 @@ class PrivateGridSearchCV(_BasePrivateSearch):
         self.random_state = random_state
         self.secure_mode = secure_mode
 
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Run the private search and refit the winner on all rows.
 
         Parameters
@@ -722,6 +725,9 @@ class PrivateGridSearchCV(_BasePrivateSearch):
             Training data, as the estimator takes it.
         y : array-like of shape (n_samples,)
             Target labels.
+        sample_weight : None, default=None
+            Refused: any value but None raises a ValueError (a weight above 1
+            gives one row more influence than the sensitivity allows).
 
         Returns
         -------
@@ -732,7 +738,8 @@ class PrivateGridSearchCV(_BasePrivateSearch):
         ------
         ValueError
             If a parameter is invalid or a candidate is not a recorded Gaussian
-            mechanism (see the class docstring); nothing is read then.
+            mechanism (see the class docstring), or ``sample_weight`` is not None;
+            nothing is read then.
         TypeError
             If ``estimator`` is not a private estimator of this package.
         BudgetExhaustedError
@@ -744,6 +751,7 @@ class PrivateGridSearchCV(_BasePrivateSearch):
         PrivacyLeakWarning
             Once, if ``random_state`` is not None (and ``secure_mode`` is False).
         """
+        refuse_sample_weight(sample_weight, type(self).__name__)
         self._validate_params()
         candidates = list(ParameterGrid(self.param_grid))
         reserved = sorted({k for c in candidates for k in c} & set(_RESERVED))
@@ -987,7 +995,7 @@ class LinearScalingSearch(_BasePrivateSearch):
             )
         return fractions, lr, (int(it[0]), int(it[1]))
 
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Run both private searches, extrapolate the radius, fit on all rows.
 
         Parameters
@@ -996,6 +1004,9 @@ class LinearScalingSearch(_BasePrivateSearch):
             Training data, as the estimator takes it.
         y : array-like of shape (n_samples,)
             Target labels.
+        sample_weight : None, default=None
+            Refused: any value but None raises a ValueError (a weight above 1
+            gives one row more influence than the sensitivity allows).
 
         Returns
         -------
@@ -1005,7 +1016,8 @@ class LinearScalingSearch(_BasePrivateSearch):
         Raises
         ------
         ValueError
-            If a parameter is invalid (see the class docstring).
+            If a parameter is invalid (see the class docstring), or
+            ``sample_weight`` is not None.
         TypeError
             If ``estimator`` lacks a needed parameter.
         BudgetExhaustedError
@@ -1016,6 +1028,7 @@ class LinearScalingSearch(_BasePrivateSearch):
         PrivacyLeakWarning
             Once, if ``random_state`` is not None (and ``secure_mode`` is False).
         """
+        refuse_sample_weight(sample_weight, type(self).__name__)
         self._validate_params()
         fractions, lr_range, it_range = self._check_ranges()
         m = int(self.n_candidates)

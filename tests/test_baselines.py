@@ -17,6 +17,8 @@ from sklearn_dpgd import (
 from sklearn_dpgd import baselines as bl
 from sklearn_dpgd.accounting import GaussianSteps, gdp_mu, ledger_epsilon
 
+from ._sklearn_checks import expected_failed_checks
+
 
 @pytest.fixture(autouse=True)
 def _quiet_privacy_warnings():
@@ -59,7 +61,8 @@ def _training_mu(epsilon, delta, counted):
         OutputPerturbationClassifier(),
         OutputPerturbationClassifier(loss="huber_hinge", neighboring="replace"),
         PhasedLocalizationClassifier(),
-    ]
+    ],
+    expected_failed_checks=expected_failed_checks,
 )
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)

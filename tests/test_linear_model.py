@@ -23,6 +23,8 @@ from sklearn_dpgd import (
 from sklearn_dpgd.accounting import gdp_epsilon, gdp_mu_from_noise_multipliers
 from sklearn_dpgd.schedules import AdaptiveStepSchedule, LineSearchSchedule
 
+from ._sklearn_checks import expected_failed_checks
+
 
 @pytest.fixture(autouse=True)
 def _quiet_privacy_warnings():
@@ -55,7 +57,8 @@ def _data(n=2000, d=8, seed=0, n_classes=2):
             epsilon=100.0, schedule=AdaptiveStepSchedule(), max_iter=20
         ),
         DPHuberSVM(epsilon=100.0, schedule=LineSearchSchedule(), max_iter=20),
-    ]
+    ],
+    expected_failed_checks=expected_failed_checks,
 )
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)
@@ -760,7 +763,7 @@ def test_extreme_values_give_finite_coefficients(Estimator):
 
 def test_sample_weight_is_refused():
     X, y = _data(n=50)
-    with pytest.raises(TypeError, match="sample_weight"):
+    with pytest.raises(ValueError, match="does not support sample_weight"):
         DPLogisticRegression().fit(X, y, sample_weight=np.ones(50))
 
 

@@ -1,9 +1,12 @@
+import hashlib
 import io
+import urllib.error
+import urllib.request
 
 import numpy as np
 import pytest
 
-from sklearn_dpgd import DPLogisticRegression
+from sklearn_dpgd import DPLogisticRegression, datasets
 from sklearn_dpgd.__main__ import main, run
 
 
@@ -18,11 +21,38 @@ def test_main_job_on_embedded_data_prints_the_table():
     assert table[4.0, "uniform"] > 0.8
 
 
-def test_cli_reports_missing_data_clearly(tmp_path, capsys):
+def test_cli_reports_missing_data_clearly(tmp_path, capsys, monkeypatch):
+    def offline(*args, **kwargs):
+        raise urllib.error.URLError("offline")
+
+    monkeypatch.setattr(urllib.request, "urlopen", offline)
     with pytest.raises(SystemExit) as exc:
         main(["--dataset", "adult", "--data-home", str(tmp_path)])
     assert exc.value.code == 2
-    assert str(tmp_path / "adult" / "adult.data.gz") in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert str(tmp_path / "adult" / "adult.data.gz") in err
+    assert "https://archive.ics.uci.edu" in err  # where to get it offline
+
+
+def test_cli_fetches_adult_into_the_default_data_home(tmp_path, monkeypatch, capfd):
+    # A fresh clone: no --data-home, no data. The fetcher downloads (here from
+    # file:// copies, never the network) into $SKLEARN_DPGD_DATA.
+    source = tmp_path / "adult.raw"
+    row = (
+        "{age}, Private, 77516, Bachelors, 13, Never-married, Adm-clerical, "
+        "Not-in-family, White, Male, 0, 0, 40, United-States, {label}\n"
+    )
+    rows = [
+        row.format(age=20 + i % 50, label=["<=50K", ">50K"][i % 2]) for i in range(60)
+    ]
+    source.write_text("".join(rows) + "\n")
+    sha = hashlib.sha256(source.read_bytes()).hexdigest()
+    remote = {"train": (source.as_uri(), sha), "test": (source.as_uri(), sha)}
+    monkeypatch.setattr(datasets, "_ADULT_REMOTE", remote)
+    monkeypatch.setenv("SKLEARN_DPGD_DATA", str(tmp_path / "home"))
+    assert main(["--dataset", "adult", "--seeds", "1", "--epsilons", "1"]) == 0
+    assert "Adult, standard train/test split" in capfd.readouterr().out
+    assert (tmp_path / "home" / "adult" / "adult.test.gz").is_file()
 
 
 def test_cli_rejects_bad_seeds():
