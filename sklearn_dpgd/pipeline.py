@@ -37,7 +37,9 @@ from sklearn.utils._set_output import _safe_set_output
 from sklearn.utils.metaestimators import _BaseComposition, available_if
 from sklearn.utils.validation import check_is_fitted
 
+from ._errors import NotFittedAttributesMixin
 from ._randomness import FIXED_SEED_MESSAGE, draw_seed, spawn_seeds
+from ._warnings import warn_once
 from .accounting import PrivacyLedger, _ledger_guard_state, gdp_epsilon, gdp_mu
 from .exceptions import PrivacyLeakWarning
 
@@ -165,7 +167,7 @@ def find_privacy_leaks(estimator):
     return leaks
 
 
-class PrivatePipeline(MetaEstimatorMixin, _BaseComposition):
+class PrivatePipeline(NotFittedAttributesMixin, MetaEstimatorMixin, _BaseComposition):
     """A pipeline fitted on one total privacy budget, split among its steps.
 
     ``fit`` clones the steps (the parameters given are never changed), sets the
@@ -453,7 +455,9 @@ class PrivatePipeline(MetaEstimatorMixin, _BaseComposition):
         self._validate_params()
         pipe = self._pipeline()
         for path, name, reads in find_privacy_leaks(pipe):
-            warnings.warn(
+            # Once per process per message, like the package's other warnings
+            # (a search fits many clones).
+            warn_once(
                 f"step {path!r} ({name}) fits on the data without a privacy "
                 f"mechanism: it reads {reads}, released without noise and not "
                 "covered by epsilon_. Use sklearn_dpgd.preprocessing or declare "

@@ -41,6 +41,7 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
+from ._errors import NotFittedAttributesMixin
 from ._public_size import count_noise_multiplier, needs_count, resolve_public_size
 from ._randomness import draw_seed, make_generator
 from .accounting import (
@@ -130,7 +131,7 @@ def _dp_quantile(x, lo, hi, quantile, epsilon, rng):
     return float(rng.uniform(edges[k], edges[k + 1]))
 
 
-class _PrivateTransformer(TransformerMixin, BaseEstimator):
+class _PrivateTransformer(NotFittedAttributesMixin, TransformerMixin, BaseEstimator):
     """Shared parameters, seed, charge and spend of the private transformers."""
 
     _parameter_constraints = {

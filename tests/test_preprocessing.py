@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 from scipy.stats import norm
 from sklearn.compose import ColumnTransformer
+from sklearn.exceptions import NotFittedError
 from sklearn.impute import SimpleImputer
 from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import (
@@ -529,3 +530,19 @@ def test_pipeline_set_output_pandas_and_nested_private_pipeline():
     # The nested pipeline is one step of the outer split; it splits its share.
     assert list(pipe.budget_) == ["columntransformer__num"]
     assert pipe.epsilon_ <= 0.5 and len(pipe.ledger_.entries) == 2
+
+
+@pytest.mark.parametrize(
+    "est",
+    [
+        DPMinMaxScaler(bounds=(0, 1)),
+        DPStandardScaler(bounds=(0, 1)),
+        DPOneHotEncoder(),
+        DPSimpleImputer(),
+        make_private_pipeline(DPStandardScaler(bounds=(0, 1))),
+    ],
+)
+def test_fitted_attributes_before_fit_raise_not_fitted(est):
+    with pytest.raises(NotFittedError, match="not fitted yet"):
+        est.epsilon_  # noqa: B018
+    assert not hasattr(est, "ledger_")
