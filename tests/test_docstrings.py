@@ -24,6 +24,8 @@ MODULES = [
     "sklearn_dpgd.datasets",
     "sklearn_dpgd.model_selection",
     "sklearn_dpgd.audit",
+    "sklearn_dpgd.preprocessing",
+    "sklearn_dpgd.pipeline",
 ]
 
 # The codes enforced: documented parameters match the signature (names, order,

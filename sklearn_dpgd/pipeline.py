@@ -1,0 +1,710 @@
+"""One privacy budget for a whole pipeline, and a check of what a pipeline leaks.
+
+:class:`PrivatePipeline` takes one total ``(epsilon, delta)`` and splits it among
+the steps that read private data through a mechanism (the transformers of
+:mod:`sklearn_dpgd.preprocessing` and the estimators of this package, also inside a
+:class:`~sklearn.compose.ColumnTransformer`), fits clones of the steps with their
+shares, and reports the composed spend ``epsilon_``. :func:`find_privacy_leaks`
+lists the steps of any estimator that fit on data without a mechanism;
+:class:`PrivatePipeline` warns about each of them.
+
+**The split.** ``budget_split`` maps the path of every data-reading private step
+(``"name"`` or ``"name__sub"``, as in ``get_params``) to its share; by default the
+final step (the classifier) gets ``1 - preprocessing_share`` and the private
+preprocessing steps share ``preprocessing_share`` (10%) equally; steps whose
+statistics are all declared public (bounds, categories) read nothing and get
+nothing. When every such step is a Gaussian mechanism (``_gdp_ledger_refusal``
+is None), the shares are shares of ``mu^2`` of Gaussian differential privacy
+(``mu^2`` adds up exactly under composition; Dong, Roth & Su, JRSS B 2022, Cor.
+3.3); otherwise they are shares of ``epsilon`` and of ``delta`` (basic
+composition, Dwork & Roth 2014, Thm 3.16). Either way the total is at most
+``(epsilon, delta)``; the pipeline's own capped
+:class:`~sklearn_dpgd.accounting.PrivacyLedger` refuses any step that would
+exceed it, and ``epsilon_`` is that ledger's exact composition.
+"""
+
+import warnings
+from copy import deepcopy
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
+from sklearn.compose import ColumnTransformer
+from sklearn.pipeline import FeatureUnion, Pipeline, _name_estimators
+from sklearn.utils import get_tags
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._set_output import _safe_set_output
+from sklearn.utils.metaestimators import _BaseComposition, available_if
+from sklearn.utils.validation import check_is_fitted
+
+from ._errors import NotFittedAttributesMixin
+from ._randomness import FIXED_SEED_MESSAGE, draw_seed, spawn_seeds
+from ._warnings import warn_once
+from .accounting import PrivacyLedger, _ledger_guard_state, gdp_epsilon, gdp_mu
+from .exceptions import PrivacyLeakWarning
+
+__all__ = ["PrivatePipeline", "find_privacy_leaks", "make_private_pipeline"]
+
+# Default share of the budget given to the private preprocessing steps together.
+PREPROCESSING_SHARE = 0.1
+# Each share is scaled down by this (relative) so that float error in the
+# calibrations can never take the composed spend above the total.
+_SPLIT_MARGIN = 1e-9
+
+# What a scikit-learn transformer's fit reads from the data, for the warning.
+_READS = {
+    "MinMaxScaler": "the minimum and maximum of every column",
+    "StandardScaler": "the mean and variance of every column",
+    "RobustScaler": "the median and interquartile range of every column",
+    "MaxAbsScaler": "the largest absolute value of every column",
+    "QuantileTransformer": "the quantiles of every column",
+    "PowerTransformer": "the fitted power parameters of every column",
+    "KBinsDiscretizer": "bin edges from the values of every column",
+    "SplineTransformer": "knots from the values of every column",
+    "OneHotEncoder": "the categories present in every column",
+    "OrdinalEncoder": "the categories present in every column",
+    "TargetEncoder": "the mean target of every category",
+    "VarianceThreshold": "the variance of every column",
+    "PCA": "principal components of the data",
+    "TruncatedSVD": "singular vectors of the data",
+    "MissingIndicator": "which columns have missing values",
+    "LabelEncoder": "the labels present",
+}
+_CONTAINERS = (Pipeline, ColumnTransformer, FeatureUnion)
+
+
+def _is_private(est):
+    """A mechanism of this package: its fit reads data only through noise."""
+    return type(est).__module__.startswith("sklearn_dpgd.") and {
+        "epsilon",
+        "delta",
+    } <= set(est.get_params(deep=False))
+
+
+def _reads_data(est):
+    hook = getattr(est, "_reads_data", None)
+    return hook() if callable(hook) else True
+
+
+def _safe_reason(est):
+    """Why a non-private scikit-learn transformer is safe as it is; None if not."""
+    name = type(est).__name__
+    params = est.get_params(deep=False)
+    if name in ("Normalizer", "Binarizer", "PolynomialFeatures"):
+        return "row-wise"
+    if name == "FunctionTransformer":
+        if params.get("inverse_func") is None or not params.get("check_inverse"):
+            return "stateless"
+        return None
+    if name in ("OneHotEncoder", "OrdinalEncoder"):
+        explicit = not isinstance(params.get("categories"), str)
+        frequency = params.get("min_frequency") is None and (
+            params.get("max_categories") is None
+        )
+        return "explicit categories" if explicit and frequency else None
+    if (
+        name == "SimpleImputer"
+        and params.get("strategy") == "constant"
+        and params.get("keep_empty_features")
+        and not params.get("add_indicator")
+    ):
+        # Otherwise it drops the columns with no observed value (and says which),
+        # or adds indicators of the columns that have missing values.
+        return "constant fill value"
+    if name == "MissingIndicator" and params.get("features") == "all":
+        return "row-wise"
+    return None
+
+
+def _components(estimator):
+    """``(path, estimator)`` of every estimator inside ``estimator`` (and itself)."""
+    found = [("", estimator)]
+    if hasattr(estimator, "get_params"):
+        for key, value in estimator.get_params(deep=True).items():
+            if isinstance(value, BaseEstimator):
+                found.append((key, value))
+    return found
+
+
+def find_privacy_leaks(estimator):
+    """The steps of an estimator that fit on data without a privacy mechanism.
+
+    Walks every estimator inside ``estimator`` (pipeline steps, the transformers
+    of a ``ColumnTransformer`` or ``FeatureUnion``, nested pipelines). A step
+    leaks unless it is a mechanism of this package or a scikit-learn transformer
+    that is safe as it is: row-wise or stateless (``Normalizer``, ``Binarizer``,
+    ``PolynomialFeatures``, ``FunctionTransformer`` without an inverse check,
+    ``MissingIndicator(features="all")``), or fixed by public parameters
+    (``OneHotEncoder``/``OrdinalEncoder`` with explicit ``categories`` and no
+    frequency filter, ``SimpleImputer(strategy="constant",
+    keep_empty_features=True)`` without ``add_indicator``).
+
+    Parameters
+    ----------
+    estimator : estimator object
+        E.g. a :class:`~sklearn.pipeline.Pipeline`; not fitted or fitted.
+
+    Returns
+    -------
+    leaks : list of tuple (str, str, str)
+        ``(path, class name, what its fit reads)``, in ``get_params`` order; the
+        path of ``estimator`` itself is ``""``.
+    """
+    leaks = []
+    for path, est in _components(estimator):
+        if isinstance(est, _CONTAINERS) or isinstance(est, PrivatePipeline):
+            continue
+        if _is_private(est) or _safe_reason(est) is not None:
+            continue
+        name = type(est).__name__
+        if name == "SimpleImputer":
+            reads = f"the {est.get_params()['strategy']} of every column"
+            if est.get_params()["strategy"] == "constant":
+                reads = "which columns have no observed value, or missing values"
+        else:
+            reads = _READS.get(name, "its fitted state from the data")
+        leaks.append((path, name, reads))
+    return leaks
+
+
+class PrivatePipeline(NotFittedAttributesMixin, MetaEstimatorMixin, _BaseComposition):
+    """A pipeline fitted on one total privacy budget, split among its steps.
+
+    ``fit`` clones the steps (the parameters given are never changed), sets the
+    ``epsilon``, ``delta``, ``neighboring``, ``random_state`` and ``secure_mode``
+    of every private step that reads data (and ``public_n_samples`` where it has
+    one) to its share (see the module docstring), fits them as a
+    :class:`~sklearn.pipeline.Pipeline` inside its own capped
+    :class:`~sklearn_dpgd.accounting.PrivacyLedger`, and warns
+    :class:`~sklearn_dpgd.exceptions.PrivacyLeakWarning` for every step that fits
+    without a mechanism (:func:`find_privacy_leaks`). Every step also records
+    into the ledgers open around the fit, whose caps it respects.
+
+    Parameters
+    ----------
+    steps : list of (str, estimator)
+        As :class:`~sklearn.pipeline.Pipeline`'s.
+    epsilon : float, default=1.0
+        Total budget, > 0.
+    delta : float, default=1e-8
+        Total delta, in (0, 1).
+    preprocessing_share : float, default=0.1
+        Share of the budget of the private preprocessing steps together, in (0,
+        1) (all of it when the final step is a transformer or reads no data).
+    budget_split : dict of str to float or None, default=None
+        Share of every data-reading private step by path (e.g. ``{"prep__num":
+        0.05, "clf": 0.95}``), positive, summing to 1; overrides the default.
+    neighboring : {"add_remove", "replace"}, default="add_remove"
+        Set on every private step.
+    public_n_samples : int or None, default=None
+        A declared public number of rows, given to the steps that take one.
+    random_state : None, int or RandomState, default=None
+        None: every step draws fresh OS entropy; an int seeds every step (warns
+        once).
+    secure_mode : bool, default=False
+        Passed to every private step.
+
+    Attributes
+    ----------
+    pipeline_ : sklearn.pipeline.Pipeline
+        The fitted clones.
+    budget_ : dict of str to tuple (float, float)
+        ``(epsilon, delta)`` given to every data-reading private step.
+    accounting_ : {"gdp", "basic"}
+        How the budget was split.
+    ledger_ : PrivacyLedger
+        What the steps ran.
+    epsilon_, delta_ : float
+        Total spent: ``ledger_.epsilon(delta)``, at most ``epsilon``.
+    classes_ : ndarray
+        Of the final step, when it has them.
+
+    Raises
+    ------
+    ValueError
+        In ``fit``: if ``budget_split`` does not name every data-reading
+        private step with a positive share, or its shares do not sum to 1.
+    BudgetExhaustedError
+        If an open ledger's cap would be exceeded (nothing is read).
+
+    Notes
+    -----
+    Inside :class:`~sklearn_dpgd.model_selection.PrivateGridSearchCV` the pipeline
+    is one candidate estimator: each candidate refits the whole pipeline, its
+    preprocessing included, on the train part, and the refit on all rows, so the
+    preprocessing is paid per candidate (like the classifier). It is accepted
+    there when every data-reading step is a Gaussian mechanism and no step leaks.
+    To pay for the preprocessing once, fit it alone first and search the
+    classifier on its output inside one ``PrivacyLedger`` (sequential
+    composition of the two).
+    """
+
+    _parameter_constraints = {
+        "steps": [list],
+        "epsilon": [Interval(Real, 0, None, closed="neither")],
+        "delta": [Interval(Real, 0, 1, closed="neither")],
+        "preprocessing_share": [Interval(Real, 0, 1, closed="neither")],
+        "budget_split": [dict, None],
+        "neighboring": [StrOptions({"add_remove", "replace"})],
+        "public_n_samples": [Interval(Integral, 2, None, closed="left"), None],
+        "random_state": ["random_state"],
+        "secure_mode": ["boolean"],
+    }
+
+    def __init__(
+        self,
+        steps,
+        *,
+        epsilon=1.0,
+        delta=1e-8,
+        preprocessing_share=PREPROCESSING_SHARE,
+        budget_split=None,
+        neighboring="add_remove",
+        public_n_samples=None,
+        random_state=None,
+        secure_mode=False,
+    ):
+        self.steps = steps
+        self.epsilon = epsilon
+        self.delta = delta
+        self.preprocessing_share = preprocessing_share
+        self.budget_split = budget_split
+        self.neighboring = neighboring
+        self.public_n_samples = public_n_samples
+        self.random_state = random_state
+        self.secure_mode = secure_mode
+
+    def get_params(self, deep=True):
+        """Parameters, with the steps' own as ``<step>__<param>`` when deep.
+
+        Parameters
+        ----------
+        deep : bool, default=True
+            Include the parameters of the steps.
+
+        Returns
+        -------
+        params : dict
+            Parameter names mapped to their values.
+        """
+        return self._get_params("steps", deep=deep)
+
+    def set_params(self, **params):
+        """Set parameters, also of the steps (``<step>__<param>``).
+
+        Parameters
+        ----------
+        **params : dict
+            Parameter names mapped to their new values.
+
+        Returns
+        -------
+        self : PrivatePipeline
+            This pipeline.
+        """
+        self._set_params("steps", **params)
+        return self
+
+    def __getstate__(self):
+        return _ledger_guard_state(super().__getstate__())
+
+    def _pipeline(self):
+        return Pipeline(
+            [
+                (name, clone(est) if hasattr(est, "get_params") else est)
+                for name, est in self.steps
+            ]
+        )
+
+    def _readers(self, pipe):
+        components = _components(pipe)[1:]
+        # A nested PrivatePipeline splits its own share among its steps.
+        nested = [p + "__" for p, est in components if isinstance(est, PrivatePipeline)]
+        return [
+            (path, est)
+            for path, est in components
+            if _is_private(est)
+            and _reads_data(est)
+            and not any(path.startswith(n) for n in nested)
+        ]
+
+    def set_output(self, *, transform=None):
+        """Set the output container of every step's ``transform``.
+
+        Parameters
+        ----------
+        transform : {"default", "pandas", "polars"} or None, default=None
+            As :meth:`sklearn.pipeline.Pipeline.set_output`; None leaves it.
+
+        Returns
+        -------
+        self : PrivatePipeline
+            This pipeline.
+        """
+        for _, step in self.steps:
+            _safe_set_output(step, transform=transform)
+        return self
+
+    def _shares(self, readers):
+        paths = [p for p, _ in readers]
+        if self.budget_split is not None:
+            split = {str(k): float(v) for k, v in self.budget_split.items()}
+            if set(split) != set(paths) or min(split.values(), default=1) <= 0:
+                raise ValueError(
+                    f"budget_split must give a positive share to exactly the "
+                    f"data-reading private steps {paths}, got {sorted(split)}."
+                )
+            if abs(sum(split.values()) - 1.0) > 1e-9:
+                raise ValueError("budget_split's shares must sum to 1.")
+            return split
+        final, final_est = self.steps[-1]
+        # A final transformer is preprocessing too: the model is a final step
+        # that predicts without transforming.
+        model = [
+            p
+            for p in paths
+            if not hasattr(final_est, "transform")
+            and (p == final or p.startswith(final + "__"))
+        ]
+        prep = [p for p in paths if p not in model]
+        prep_total = (
+            1.0 if not model else (float(self.preprocessing_share) if prep else 0.0)
+        )
+        shares = {p: prep_total / len(prep) for p in prep}
+        shares.update({p: (1.0 - prep_total) / len(model) for p in model})
+        return shares
+
+    def _plan(self, readers):
+        """``(accounting, {path: (epsilon, delta)})`` from public quantities."""
+        shares = self._shares(readers)
+        eps, delta = float(self.epsilon), float(self.delta)
+        gaussian = all(
+            callable(getattr(est, "_gdp_ledger_refusal", None))
+            and est._gdp_ledger_refusal() is None
+            for _, est in readers
+        )
+        keep = 1.0 - _SPLIT_MARGIN
+        if gaussian:
+            mu = gdp_mu(eps, delta)
+            budget = {
+                p: (gdp_epsilon(np.sqrt(s) * mu * keep, delta), delta)
+                for p, s in shares.items()
+            }
+            return "gdp", budget
+        return "basic", {p: (s * eps * keep, s * delta) for p, s in shares.items()}
+
+    def _gdp_ledger_refusal(self):
+        """Why the fit is not recorded as full-batch Gaussian steps; None if it is.
+
+        Used by :class:`~sklearn_dpgd.model_selection.PrivateGridSearchCV`.
+        """
+        pipe = self._pipeline()
+        leaks = find_privacy_leaks(pipe)
+        if leaks:
+            return f"step {leaks[0][0]!r} fits without a privacy mechanism"
+        readers = self._readers(pipe)
+        if not readers:
+            return "no step reads data through a Gaussian mechanism"
+        accounting, _ = self._plan(readers)
+        if accounting != "gdp":
+            return "a step is not a Gaussian mechanism"
+        return None
+
+    def _configure(self, pipe, budget, seeds, fixed):
+        for (path, est), seed in zip(self._readers(pipe), seeds, strict=True):
+            eps, delta = budget[path]
+            names = est.get_params(deep=False)
+            params = {
+                "epsilon": eps,
+                "delta": delta,
+                "neighboring": self.neighboring,
+                "random_state": (
+                    np.random.RandomState(np.random.MT19937(seed)) if fixed else None
+                ),
+                "secure_mode": bool(self.secure_mode),
+            }
+            if self.public_n_samples is not None and "public_n_samples" in names:
+                params["public_n_samples"] = int(self.public_n_samples)
+            pipe.set_params(
+                **{f"{path}__{k}": v for k, v in params.items() if k in names}
+            )
+
+    def fit(self, X, y=None, **fit_params):
+        """Split the budget, fit clones of the steps, report the total spend.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            The private training data (e.g. a raw DataFrame).
+        y : array-like of shape (n_samples,) or None
+            The private labels (None for transformer-only pipelines).
+        **fit_params : dict
+            Passed to :meth:`sklearn.pipeline.Pipeline.fit`.
+
+        Returns
+        -------
+        self : PrivatePipeline
+            The fitted pipeline.
+
+        Warns
+        -----
+        PrivacyLeakWarning
+            For every step that fits without a privacy mechanism (naming the
+            step and what it reads), and once if ``random_state`` fixes the noise.
+        """
+        self._validate_params()
+        pipe = self._pipeline()
+        for path, name, reads in find_privacy_leaks(pipe):
+            # Once per process per message, like the package's other warnings
+            # (a search fits many clones).
+            warn_once(
+                f"step {path!r} ({name}) fits on the data without a privacy "
+                f"mechanism: it reads {reads}, released without noise and not "
+                "covered by epsilon_. Use sklearn_dpgd.preprocessing or declare "
+                "these values public.",
+                PrivacyLeakWarning,
+                stacklevel=2,
+            )
+        readers = self._readers(pipe)
+        self.accounting_, self.budget_ = self._plan(readers)
+        random_state = None if self.secure_mode else self.random_state
+        root = draw_seed(random_state, owner=type(self).__name__)
+        fixed = random_state is not None
+        self._configure(pipe, self.budget_, spawn_seeds(root, len(readers)), fixed)
+        ledger = PrivacyLedger(float(self.epsilon), float(self.delta))
+        with warnings.catch_warnings():
+            # The pipeline warned once for its fixed seed; not once per step.
+            warnings.filterwarnings(
+                "ignore", message=FIXED_SEED_MESSAGE, category=PrivacyLeakWarning
+            )
+            with ledger:
+                pipe.fit(X, y, **fit_params)
+        self.pipeline_ = pipe
+        self.ledger_ = ledger
+        self.delta_ = float(self.delta)
+        self.epsilon_ = ledger.epsilon(self.delta_)
+        first = pipe.steps[0][1]
+        for attr in ("n_features_in_", "feature_names_in_"):
+            if hasattr(first, attr):
+                setattr(self, attr, getattr(first, attr))
+        return self
+
+    def _final_has(attr):
+        def check(self):
+            final = self.steps[-1][1]
+            return final not in (None, "passthrough") and hasattr(final, attr)
+
+        return check
+
+    @property
+    def classes_(self):
+        """Class labels of the fitted final step."""
+        check_is_fitted(self, "pipeline_")
+        return self.pipeline_.steps[-1][1].classes_
+
+    @property
+    def named_steps(self):
+        """The fitted steps by name (the unfitted ones before ``fit``)."""
+        if hasattr(self, "pipeline_"):
+            return self.pipeline_.named_steps
+        return dict(self.steps)
+
+    @available_if(_final_has("predict"))
+    def predict(self, X, **params):
+        """Predict with the fitted pipeline.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Data to pass through the fitted steps.
+        **params : dict
+            Passed to the final step's method.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+            The final step's output.
+        """
+        check_is_fitted(self, "pipeline_")
+        return self.pipeline_.predict(X, **params)
+
+    @available_if(_final_has("predict_proba"))
+    def predict_proba(self, X, **params):
+        """Class probabilities of the fitted pipeline.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Data to pass through the fitted steps.
+        **params : dict
+            Passed to the final step's method.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+            The final step's output.
+        """
+        check_is_fitted(self, "pipeline_")
+        return self.pipeline_.predict_proba(X, **params)
+
+    @available_if(_final_has("decision_function"))
+    def decision_function(self, X, **params):
+        """Decision function of the fitted pipeline.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Data to pass through the fitted steps.
+        **params : dict
+            Passed to the final step's method.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
+            The final step's output.
+        """
+        check_is_fitted(self, "pipeline_")
+        return self.pipeline_.decision_function(X, **params)
+
+    @available_if(_final_has("score"))
+    def score(self, X, y=None, **params):
+        """Score of the fitted pipeline (the final step's ``score``).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Test data.
+        y : array-like of shape (n_samples,) or None, default=None
+            True labels.
+        **params : dict
+            Passed to the final step's ``score``.
+
+        Returns
+        -------
+        score : float
+            E.g. the accuracy of a classifier.
+        """
+        check_is_fitted(self, "pipeline_")
+        return self.pipeline_.score(X, y, **params)
+
+    @available_if(_final_has("transform"))
+    def transform(self, X, **params):
+        """Transform with the fitted pipeline.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Data to pass through the fitted steps.
+        **params : dict
+            Passed to the final step's method.
+
+        Returns
+        -------
+        X_new : ndarray of shape (n_samples, n_output_features)
+            The final step's output.
+        """
+        check_is_fitted(self, "pipeline_")
+        return self.pipeline_.transform(X, **params)
+
+    @available_if(_final_has("transform"))
+    def fit_transform(self, X, y=None, **fit_params):
+        """Fit (see :meth:`fit`), then transform ``X`` with the fitted pipeline.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Data to fit and transform.
+        y : array-like of shape (n_samples,) or None, default=None
+            The private labels.
+        **fit_params : dict
+            Passed to :meth:`fit`.
+
+        Returns
+        -------
+        X_new : ndarray of shape (n_samples, n_output_features)
+            The final step's output.
+        """
+        return self.fit(X, y, **fit_params).transform(X)
+
+    def get_feature_names_out(self, input_features=None):
+        """Output feature names of the fitted pipeline.
+
+        Parameters
+        ----------
+        input_features : array-like of str or None, default=None
+            As :meth:`sklearn.pipeline.Pipeline.get_feature_names_out`.
+
+        Returns
+        -------
+        feature_names_out : ndarray of str
+            One name per output column.
+        """
+        check_is_fitted(self, "pipeline_")
+        return self.pipeline_.get_feature_names_out(input_features)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.non_deterministic = True
+        final = self.steps[-1][1] if self.steps else None
+        if final is not None and final != "passthrough":
+            last = get_tags(final)
+            tags.estimator_type = last.estimator_type
+            tags.classifier_tags = deepcopy(last.classifier_tags)
+            tags.regressor_tags = deepcopy(last.regressor_tags)
+            tags.transformer_tags = deepcopy(last.transformer_tags)
+        first = self.steps[0][1] if self.steps else None
+        if first is not None and first != "passthrough":
+            tags.input_tags = deepcopy(get_tags(first).input_tags)
+        return tags
+
+
+def make_private_pipeline(
+    *steps,
+    epsilon=1.0,
+    delta=1e-8,
+    preprocessing_share=PREPROCESSING_SHARE,
+    budget_split=None,
+    neighboring="add_remove",
+    public_n_samples=None,
+    random_state=None,
+    secure_mode=False,
+):
+    """A :class:`PrivatePipeline` of ``steps`` named as ``make_pipeline`` names them.
+
+    Parameters
+    ----------
+    *steps : estimators
+        The steps, named after their lower-cased class names.
+    epsilon : float, default=1.0
+        Total budget, > 0.
+    delta : float, default=1e-8
+        Total delta, in (0, 1).
+    preprocessing_share : float, default=0.1
+        As :class:`PrivatePipeline`'s.
+    budget_split : dict of str to float or None, default=None
+        As :class:`PrivatePipeline`'s.
+    neighboring : {"add_remove", "replace"}, default="add_remove"
+        Set on every private step.
+    public_n_samples : int or None, default=None
+        A declared public number of rows.
+    random_state : None, int or RandomState, default=None
+        As :class:`PrivatePipeline`'s.
+    secure_mode : bool, default=False
+        Passed to every private step.
+
+    Returns
+    -------
+    pipeline : PrivatePipeline
+        Unfitted.
+    """
+    return PrivatePipeline(
+        _name_estimators(steps),
+        epsilon=epsilon,
+        delta=delta,
+        preprocessing_share=preprocessing_share,
+        budget_split=budget_split,
+        neighboring=neighboring,
+        public_n_samples=public_n_samples,
+        random_state=random_state,
+        secure_mode=secure_mode,
+    )

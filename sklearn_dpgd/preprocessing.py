@@ -1,0 +1,896 @@
+"""Private preprocessing: scalers, an encoder and an imputer that charge the ledger.
+
+Every fitted statistic of scikit-learn's scalers, encoders and imputers (a column's
+minimum, mean or variance, the categories present, a fill value) is an exact function
+of the private rows: released without noise, it can reveal one person (the largest
+capital gain is one row's capital gain; a category seen once is one row's value).
+The transformers of this module read the private data only through differentially
+private mechanisms, charged to every active
+:class:`~sklearn_dpgd.accounting.PrivacyLedger` *before* they read any row, or not at
+all when everything they need is declared public:
+
+* :class:`DPMinMaxScaler` clips each column to bounds and maps them to ``[0, 1]``;
+  the bounds are declared or estimated by DP quantiles (the exponential mechanism
+  over a public candidate range; Smith, STOC 2011);
+* :class:`DPStandardScaler` standardizes with a DP mean and variance of the
+  columns clipped to declared bounds (the Gaussian mechanism on clipped sums);
+* :class:`DPOneHotEncoder` one-hot encodes with declared categories or categories
+  selected by a stable histogram with a threshold (Korolova et al., WWW 2009;
+  Wilson et al., PoPETs 2020), unknown and rare values going to one ``other``
+  column per feature;
+* :class:`DPSimpleImputer` fills missing values with a constant or a DP mean.
+
+Each exposes ``epsilon_``/``delta_`` (what it spent; 0 when it read nothing) and
+``ledger_`` (what ran), like the estimators. Row-wise and stateless scikit-learn
+transformers need no budget (see the user guide, "Private preprocessing", for the
+list of which are safe as they are and which are not).
+"""
+
+import math
+import numbers
+from collections import Counter
+from numbers import Integral, Real
+
+import numpy as np
+from scipy.stats import norm
+from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import (
+    _check_feature_names_in,
+    check_is_fitted,
+    validate_data,
+)
+
+from ._errors import NotFittedAttributesMixin
+from ._public_size import count_noise_multiplier, needs_count, resolve_public_size
+from ._randomness import draw_seed, make_generator
+from .accounting import (
+    EpsilonDeltaRecord,
+    GaussianSteps,
+    _charge_active_ledgers,
+    _ledger_guard_state,
+    gdp_epsilon,
+    gdp_mu,
+)
+
+__all__ = [
+    "DPMinMaxScaler",
+    "DPOneHotEncoder",
+    "DPSimpleImputer",
+    "DPStandardScaler",
+    "exponential_quantile_log_weights",
+    "stable_histogram_threshold",
+]
+
+# L2 sensitivity of a sum of per-row vectors of bounded norm: the norm bound under
+# add/remove-one, twice it under replace-one (a bound on ||v - v'||).
+_SENSITIVITY_FACTOR = {"add_remove": 1.0, "replace": 2.0}
+
+
+def _check_bounds(bounds, n_features, name):
+    """Bounds as an array of shape (n_features, 2) with finite lo < hi."""
+    b = np.asarray(bounds, dtype=float)
+    if b.shape == (2,):
+        b = np.tile(b, (n_features, 1))
+    if b.shape != (n_features, 2):
+        raise ValueError(
+            f"{name} must be a pair (lo, hi) or of shape (n_features, 2) = "
+            f"({n_features}, 2), got shape {b.shape}."
+        )
+    if not np.all(np.isfinite(b)) or not np.all(b[:, 0] < b[:, 1]):
+        raise ValueError(f"{name} must be finite with lo < hi in every row.")
+    return b
+
+
+def exponential_quantile_log_weights(x, lo, hi, quantile, epsilon):
+    """Log-probabilities (unnormalised) of the intervals of the DP quantile.
+
+    The exponential mechanism over the public range ``[lo, hi]`` with utility
+    ``u(t) = -|#{i : x_i < t} - q n|`` and the Lebesgue measure as base: the
+    output density is proportional to ``exp(epsilon u(t) / 2)`` (Smith, STOC 2011,
+    Sec. 3; McSherry & Talwar, FOCS 2007). ``u`` changes by at most
+    ``max(q, 1 - q) <= 1`` when a row is added or removed (the count below ``t``
+    moves by at most one and ``q n`` by ``q``) and by at most one when a row is
+    replaced, so the mechanism is ``epsilon``-DP under both relations. The density
+    is constant between consecutive clipped points: interval ``k`` (between the
+    ``k``-th and ``k+1``-th of ``lo, x_(1), ..., x_(n), hi``) has ``k`` points
+    below and weight ``width_k exp(-epsilon |k - q n| / 2)`` (the sampler of
+    Gillenwater, Joseph & Kulesza, ICML 2021, Sec. 3).
+
+    Parameters
+    ----------
+    x : ndarray of shape (n,)
+        The private values of one column (any order; clipped to the range here).
+    lo, hi : float
+        The public candidate range, ``lo < hi``.
+    quantile : float
+        ``q`` in [0, 1].
+    epsilon : float
+        > 0.
+
+    Returns
+    -------
+    edges : ndarray of shape (n + 2,)
+        ``lo``, the sorted clipped values, ``hi``.
+    log_weights : ndarray of shape (n + 1,)
+        ``log(width_k) - epsilon |k - q n| / 2``; ``-inf`` for empty intervals.
+    """
+    x = np.sort(np.clip(np.asarray(x, dtype=float), lo, hi))
+    n = x.shape[0]
+    edges = np.concatenate([[lo], x, [hi]])
+    k = np.arange(n + 1)
+    with np.errstate(divide="ignore"):
+        log_width = np.log(np.diff(edges))
+    return edges, log_width - 0.5 * epsilon * np.abs(k - quantile * n)
+
+
+def _dp_quantile(x, lo, hi, quantile, epsilon, rng):
+    """One draw of the exponential-mechanism quantile (Gumbel-max over intervals)."""
+    edges, log_w = exponential_quantile_log_weights(x, lo, hi, quantile, epsilon)
+    k = int(np.argmax(log_w + np.asarray(rng.gumbel(size=log_w.shape[0]))))
+    return float(rng.uniform(edges[k], edges[k + 1]))
+
+
+class _PrivateTransformer(NotFittedAttributesMixin, TransformerMixin, BaseEstimator):
+    """Shared parameters, seed, charge and spend of the private transformers."""
+
+    _parameter_constraints = {
+        "epsilon": [Interval(Real, 0, None, closed="neither")],
+        "delta": [Interval(Real, 0, 1, closed="neither")],
+        "neighboring": [StrOptions({"add_remove", "replace"})],
+        "random_state": ["random_state"],
+        "secure_mode": ["boolean"],
+    }
+
+    def _reads_data(self):
+        """Whether ``fit`` reads the private rows (else nothing is charged)."""
+        raise NotImplementedError
+
+    def _gdp_ledger_refusal(self):
+        """Why a fit is not recorded as full-batch Gaussian steps; None if it is.
+
+        Read by :class:`~sklearn_dpgd.pipeline.PrivatePipeline` (to split the
+        budget in ``mu^2``) and by the private searches.
+        """
+        return None
+
+    def __getstate__(self):
+        return _ledger_guard_state(super().__getstate__())
+
+    def _check_common(self):
+        self._validate_params()
+        if not math.isfinite(self.epsilon):
+            raise ValueError(f"epsilon must be finite, got {self.epsilon!r}.")
+
+    def _charge(self, mechanism):
+        """Charge the planned mechanism, then return the fit's generator."""
+        random_state = None if self.secure_mode else self.random_state
+        seed = draw_seed(random_state, owner=type(self).__name__)
+        charge = _charge_active_ledgers(self, mechanism, neighboring=self.neighboring)
+        charge.settle(mechanism)
+        return make_generator(seed, self.secure_mode)
+
+    def _set_spend(self, mechanism):
+        """``ledger_``, ``epsilon_`` and ``delta_`` of what ran (None: nothing)."""
+        if mechanism is None:
+            self.ledger_ = ()
+            self.epsilon_, self.delta_ = 0.0, 0.0
+        elif isinstance(mechanism, EpsilonDeltaRecord):
+            self.ledger_ = mechanism
+            self.epsilon_, self.delta_ = mechanism.epsilon, mechanism.delta
+        else:
+            self.ledger_ = mechanism
+            mu = math.sqrt(
+                math.fsum(r.count / r.noise_multiplier**2 for r in mechanism)
+            )
+            self.delta_ = float(self.delta)
+            self.epsilon_ = gdp_epsilon(mu, self.delta_)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # Declared statistics read nothing: the fit is then deterministic.
+        tags.non_deterministic = self._reads_data()
+        return tags
+
+
+class DPMinMaxScaler(OneToOneFeatureMixin, _PrivateTransformer):
+    """Clip each column to bounds and map it to ``[0, 1]``; private bounds.
+
+    The bounds are either declared public (``bounds``, e.g. from a data
+    dictionary: nothing is read, nothing is charged) or estimated privately from
+    a public candidate range (``bounds_range``): the ``quantiles`` of every column,
+    each drawn by the exponential mechanism (Smith, "Privacy-preserving
+    statistical estimation with optimal convergence rates", STOC 2011), with
+    ``epsilon / (2 n_features)`` each: ``epsilon``-DP in total by basic
+    composition (Dwork & Roth 2014, Thm 3.16), recorded as an
+    :class:`~sklearn_dpgd.accounting.EpsilonDeltaRecord` with ``delta = 0``.
+
+    Parameters
+    ----------
+    bounds : array-like of shape (2,) or (n_features, 2), default=None
+        Public ``(lo, hi)`` of every column (a pair applies to all columns).
+    bounds_range : array-like of shape (2,) or (n_features, 2), default=None
+        Public range in which the private bounds are searched; required when
+        ``bounds`` is None. Values outside it count as its ends.
+    quantiles : tuple of two floats, default=(0.01, 0.99)
+        The quantiles that become the lower and upper bound, ``0 <= q_lo < q_hi
+        <= 1``.
+    epsilon : float, default=1.0
+        Budget of the private bounds, > 0 (unused with declared ``bounds``).
+    delta : float, default=1e-8
+        Unused by this pure-DP mechanism (``delta_ = 0``); kept so that a
+        pipeline can set every step alike.
+    neighboring : {"add_remove", "replace"}, default="add_remove"
+        Neighbouring relation (the mechanism is ``epsilon``-DP under both).
+    random_state : None, int or RandomState, default=None
+        None: fresh OS entropy; an int fixes the noise and warns.
+    secure_mode : bool, default=False
+        Draw from the OS CSPRNG (ignores ``random_state``).
+
+    Attributes
+    ----------
+    bounds_ : ndarray of shape (n_features, 2)
+        The bounds used (declared, or private: differentially private).
+    epsilon_, delta_ : float
+        Spent (0 with declared bounds).
+    ledger_ : EpsilonDeltaRecord or tuple
+        What ran (empty tuple with declared bounds).
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Defined when ``X`` has string column names.
+
+    Raises
+    ------
+    ValueError
+        In ``fit``: if both or neither of ``bounds`` and ``bounds_range`` are
+        given, their shape or values are invalid, or ``quantiles`` is invalid.
+    """
+
+    _parameter_constraints = {
+        **_PrivateTransformer._parameter_constraints,
+        "bounds": ["array-like", None],
+        "bounds_range": ["array-like", None],
+        "quantiles": [tuple, list],
+    }
+
+    def __init__(
+        self,
+        bounds=None,
+        *,
+        bounds_range=None,
+        quantiles=(0.01, 0.99),
+        epsilon=1.0,
+        delta=1e-8,
+        neighboring="add_remove",
+        random_state=None,
+        secure_mode=False,
+    ):
+        self.bounds = bounds
+        self.bounds_range = bounds_range
+        self.quantiles = quantiles
+        self.epsilon = epsilon
+        self.delta = delta
+        self.neighboring = neighboring
+        self.random_state = random_state
+        self.secure_mode = secure_mode
+
+    def _reads_data(self):
+        return self.bounds is None
+
+    def _gdp_ledger_refusal(self):
+        if self._reads_data():
+            return "private bounds are a pure-DP exponential mechanism"
+        return None
+
+    def fit(self, X, y=None):
+        """Set the bounds: declared, or DP quantiles of each column.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Numeric; NaN is not accepted (impute first).
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self : DPMinMaxScaler
+            The fitted transformer.
+        """
+        self._check_common()
+        if (self.bounds is None) == (self.bounds_range is None):
+            raise ValueError("give exactly one of bounds and bounds_range.")
+        q = tuple(float(v) for v in self.quantiles)
+        if len(q) != 2 or not 0.0 <= q[0] < q[1] <= 1.0:
+            raise ValueError(
+                f"quantiles must be two floats 0 <= q_lo < q_hi <= 1, got "
+                f"{self.quantiles!r}."
+            )
+        X = validate_data(self, X, dtype=np.float64)
+        d = X.shape[1]
+        if self.bounds is not None:
+            self.bounds_ = _check_bounds(self.bounds, d, "bounds")
+            self._set_spend(None)
+            return self
+        search = _check_bounds(self.bounds_range, d, "bounds_range")
+        record = EpsilonDeltaRecord(float(self.epsilon), 0.0)
+        rng = self._charge(record)
+        eps_each = float(self.epsilon) / (2 * d)
+        bounds = np.empty((d, 2))
+        for j in range(d):
+            lo, hi = search[j]
+            est = sorted(_dp_quantile(X[:, j], lo, hi, qk, eps_each, rng) for qk in q)
+            if est[1] <= est[0]:
+                # Post-processing: a degenerate pair keeps a positive width.
+                est[1] = min(hi, est[0] + 1e-9 * (hi - lo))
+                est[0] = est[1] - 1e-9 * (hi - lo)
+            bounds[j] = est
+        self.bounds_ = bounds
+        self._set_spend(record)
+        return self
+
+    def transform(self, X):
+        """Clip to ``bounds_`` and map to ``[0, 1]``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The data to transform.
+
+        Returns
+        -------
+        X_new : ndarray of shape (n_samples, n_features)
+            The transformed data.
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        lo, hi = self.bounds_[:, 0], self.bounds_[:, 1]
+        return (np.clip(X, lo, hi) - lo) / (hi - lo)
+
+
+class DPStandardScaler(OneToOneFeatureMixin, _PrivateTransformer):
+    """Standardize with a DP mean and variance of columns clipped to bounds.
+
+    Each column ``j`` is clipped to the declared ``bounds`` ``[a_j, b_j]`` and
+    mapped to ``u = (x - c_j) / r_j`` in ``[-1, 1]`` (``c``: centre, ``r``: half
+    width). The vector of sums ``(sum u_j, sum (u_j^2 - 1/2))`` over the rows has
+    L2 sensitivity ``sqrt(1.25 n_features)`` under add/remove (one row's vector
+    has at most that norm; twice it under replace) and is released by the
+    Gaussian mechanism (Dwork & Roth 2014, Thm A.1) with noise std
+    ``sensitivity / mu_sums``. The divisor is the public size
+    (:mod:`sklearn_dpgd._public_size`): declared, exact under replace, or a noisy
+    count that takes ``COUNT_SHARE`` of ``mu^2``. Both are Gaussian steps:
+    ``mu^2 = mu_count^2 + mu_sums^2 = gdp_mu(epsilon, delta)^2``.
+
+    Parameters
+    ----------
+    bounds : array-like of shape (2,) or (n_features, 2)
+        Public ``(lo, hi)`` of every column (required). For private bounds, put a
+        :class:`DPMinMaxScaler` with ``bounds_range`` first and declare
+        ``bounds=(0, 1)`` here: its output is in ``[0, 1]``, and the two
+        mechanisms compose (e.g. in a
+        :class:`~sklearn_dpgd.pipeline.PrivatePipeline`).
+    epsilon : float, default=1.0
+        Budget of the mechanism, > 0.
+    delta : float, default=1e-8
+        In (0, 1).
+    neighboring : {"add_remove", "replace"}, default="add_remove"
+        Neighbouring relation (replace-one doubles the sensitivity).
+    public_n_samples : int or None, default=None
+        A declared public number of rows (>= 2); under add/remove, None spends
+        ``COUNT_SHARE`` of the budget on a noisy count.
+    clip : bool, default=True
+        Clip the columns to ``bounds`` in ``transform`` too.
+    random_state : None, int or RandomState, default=None
+        None: fresh OS entropy; an int fixes the noise and warns.
+    secure_mode : bool, default=False
+        Draw from the OS CSPRNG (ignores ``random_state``).
+
+    Attributes
+    ----------
+    mean_, var_, scale_ : ndarray of shape (n_features,)
+        DP mean, variance (floored at ``(1e-3 r)^2``) and ``sqrt(var_)``.
+    noise_std_ : float
+        Std of the Gaussian noise on each clipped sum (units of ``u``).
+    public_n_samples_ : int
+        The public size used as divisor.
+    epsilon_, delta_ : float
+    ledger_ : tuple of GaussianSteps
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+
+    Raises
+    ------
+    ValueError
+        In ``fit``: if ``bounds`` is missing or invalid, or a parameter is out of
+        range.
+    """
+
+    _parameter_constraints = {
+        **_PrivateTransformer._parameter_constraints,
+        "bounds": ["array-like", None],
+        "public_n_samples": [Interval(Integral, 2, None, closed="left"), None],
+        "clip": ["boolean"],
+    }
+
+    def __init__(
+        self,
+        bounds=None,
+        *,
+        epsilon=1.0,
+        delta=1e-8,
+        neighboring="add_remove",
+        public_n_samples=None,
+        clip=True,
+        random_state=None,
+        secure_mode=False,
+    ):
+        self.bounds = bounds
+        self.epsilon = epsilon
+        self.delta = delta
+        self.neighboring = neighboring
+        self.public_n_samples = public_n_samples
+        self.clip = clip
+        self.random_state = random_state
+        self.secure_mode = secure_mode
+
+    def _reads_data(self):
+        return True
+
+    def fit(self, X, y=None):
+        """Estimate the DP mean and variance of every clipped column.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The private training data (numeric, finite).
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self : DPStandardScaler
+            The fitted transformer.
+        """
+        self._check_common()
+        if self.bounds is None:
+            raise ValueError("bounds is required (public (lo, hi) of every column).")
+        X = validate_data(self, X, dtype=np.float64)
+        d = X.shape[1]
+        b = self.bounds_ = _check_bounds(self.bounds, d, "bounds")
+        mu = gdp_mu(self.epsilon, self.delta)
+        count = needs_count(self.neighboring, self.public_n_samples)
+        z_count = count_noise_multiplier(mu) if count else None
+        mu_sums = math.sqrt(mu * mu - (z_count**-2 if count else 0.0))
+        steps = ((GaussianSteps(z_count),) if count else ()) + (
+            GaussianSteps(1.0 / mu_sums),
+        )
+        rng = self._charge(steps)
+        size = resolve_public_size(
+            X.shape[0],
+            neighboring=self.neighboring,
+            public_n_samples=self.public_n_samples,
+            noise_multiplier=z_count,
+            rng=rng,
+        )
+        m = self.public_n_samples_ = size.n_samples
+        c, r = (b[:, 0] + b[:, 1]) / 2, (b[:, 1] - b[:, 0]) / 2
+        u = (np.clip(X, b[:, 0], b[:, 1]) - c) / r
+        sensitivity = _SENSITIVITY_FACTOR[self.neighboring] * math.sqrt(1.25 * d)
+        self.noise_std_ = sensitivity / mu_sums
+        noise = self.noise_std_ * np.asarray(rng.standard_normal(2 * d))
+        s1 = u.sum(axis=0) + noise[:d]
+        s2 = (u * u - 0.5).sum(axis=0) + noise[d:]
+        # Post-processing of the noisy sums: means in [-1, 1], variances in
+        # [1e-6, 1] (units of r).
+        mean_u = np.clip(s1 / m, -1.0, 1.0)
+        var_u = np.clip(s2 / m + 0.5 - mean_u**2, 1e-6, 1.0)
+        self.mean_ = c + r * mean_u
+        self.var_ = var_u * r * r
+        self.scale_ = np.sqrt(self.var_)
+        self._set_spend(steps)
+        return self
+
+    def transform(self, X):
+        """Clip (if ``clip``), subtract ``mean_`` and divide by ``scale_``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The data to transform.
+
+        Returns
+        -------
+        X_new : ndarray of shape (n_samples, n_features)
+            The transformed data.
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        if self.clip:
+            X = np.clip(X, self.bounds_[:, 0], self.bounds_[:, 1])
+        return (X - self.mean_) / self.scale_
+
+
+def _is_missing(value):
+    return value is None or (isinstance(value, numbers.Real) and math.isnan(value))
+
+
+def stable_histogram_threshold(epsilon, delta, n_features, neighboring="add_remove"):
+    """Noise std and threshold of the private category selection.
+
+    Every row holds one value per feature. The counts of the values present in
+    the data get Gaussian noise of std ``sigma``; a value is released when its
+    noisy count exceeds ``tau``. Half of ``delta`` bounds the probability that a
+    value held by one row only (present in one neighbour, absent from the other)
+    is released in any of the ``n_features`` columns:
+    ``n_features * P(1 + sigma N > tau) = delta / 2``. On the complement the
+    output is a post-processed Gaussian mechanism on the common values, of L2
+    sensitivity ``sqrt(n_features)`` (add/remove; ``sqrt(2 n_features)`` under
+    replace), calibrated to ``(epsilon_g, delta / 2)`` with
+    ``epsilon_g = epsilon + log(1 - delta / 2)``: the conditioning costs a factor
+    ``1 / (1 - delta / 2)`` in one direction. The selection is ``(epsilon,
+    delta)``-DP (Korolova, Kenthapadi, Mishra & Ntoulas, WWW 2009; Wilson et al.,
+    "Differentially private SQL with bounded user contribution", PoPETs 2020,
+    Sec. 3).
+
+    Parameters
+    ----------
+    epsilon : float
+        > 0.
+    delta : float
+        In (0, 1).
+    n_features : int
+        Number of categorical columns selected together, >= 1.
+    neighboring : {"add_remove", "replace"}, default="add_remove"
+
+    Returns
+    -------
+    sigma : float
+        Noise std on each count.
+    tau : float
+        Release threshold on the noisy counts.
+
+    Raises
+    ------
+    ValueError
+        If ``epsilon + log(1 - delta / 2) <= 0``.
+    """
+    delta_thr = delta / 2.0
+    eps_g = epsilon + math.log1p(-delta_thr)
+    if eps_g <= 0:
+        raise ValueError(f"epsilon={epsilon!r} is too small for delta={delta!r}.")
+    mu = gdp_mu(eps_g, delta - delta_thr)
+    factor = 1.0 if neighboring == "add_remove" else math.sqrt(2.0)
+    sigma = factor * math.sqrt(n_features) / mu
+    tau = 1.0 + sigma * float(norm.isf(delta_thr / n_features))
+    return sigma, tau
+
+
+class DPOneHotEncoder(_PrivateTransformer):
+    """One-hot encoding with declared or privately selected categories.
+
+    With declared ``categories`` (a data dictionary) nothing is read and nothing
+    charged. With ``categories="private"`` the categories of every column are
+    those whose noisy count passes the threshold of
+    :func:`stable_histogram_threshold` (an ``(epsilon, delta)``-DP stable
+    histogram). Values outside the categories (unknown, rare, missing) go to one
+    ``<feature>_other`` column per feature, so the output width depends only on
+    the (public or private) categories.
+
+    Parameters
+    ----------
+    categories : "private" or list of array-like, default="private"
+        ``categories[j]``: the declared values of column ``j``.
+    epsilon : float, default=1.0
+        > 0 (unused with declared categories).
+    delta : float, default=1e-8
+        In (0, 1) (unused with declared categories).
+    neighboring : {"add_remove", "replace"}, default="add_remove"
+        Neighbouring relation.
+    random_state : None, int or RandomState, default=None
+        None: fresh OS entropy; an int fixes the noise and warns.
+    secure_mode : bool, default=False
+        Draw from the OS CSPRNG (ignores ``random_state``).
+
+    Attributes
+    ----------
+    categories_ : list of ndarray of object
+        The categories of every column (sorted by their string when private).
+    noise_std_, threshold_ : float
+        ``sigma`` and ``tau`` of the private selection (NaN when declared).
+    epsilon_, delta_ : float
+    ledger_ : EpsilonDeltaRecord or tuple
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+
+    Raises
+    ------
+    ValueError
+        In ``fit``: if ``categories`` has the wrong length.
+    """
+
+    _parameter_constraints = {
+        **_PrivateTransformer._parameter_constraints,
+        "categories": [StrOptions({"private"}), list],
+    }
+
+    def __init__(
+        self,
+        categories="private",
+        *,
+        epsilon=1.0,
+        delta=1e-8,
+        neighboring="add_remove",
+        random_state=None,
+        secure_mode=False,
+    ):
+        self.categories = categories
+        self.epsilon = epsilon
+        self.delta = delta
+        self.neighboring = neighboring
+        self.random_state = random_state
+        self.secure_mode = secure_mode
+
+    def _reads_data(self):
+        return isinstance(self.categories, str)
+
+    def _gdp_ledger_refusal(self):
+        if self._reads_data():
+            return "private categories are an (epsilon, delta) stable histogram"
+        return None
+
+    def _validate(self, X, reset):
+        return validate_data(
+            self, X, dtype=None, ensure_all_finite=False, reset=reset
+        ).astype(object)
+
+    def fit(self, X, y=None):
+        """Set the categories: declared, or selected by the stable histogram.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Any values; None and NaN count as missing.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self : DPOneHotEncoder
+            The fitted transformer.
+        """
+        self._check_common()
+        X = self._validate(X, reset=True)
+        d = X.shape[1]
+        self.noise_std_ = self.threshold_ = math.nan
+        if not self._reads_data():
+            if len(self.categories) != d:
+                raise ValueError(
+                    f"categories must hold one list per column ({d}), got "
+                    f"{len(self.categories)}."
+                )
+            self.categories_ = [
+                np.array(list(c), dtype=object) for c in self.categories
+            ]
+            self._set_spend(None)
+            return self
+        sigma, tau = stable_histogram_threshold(
+            float(self.epsilon), float(self.delta), d, self.neighboring
+        )
+        record = EpsilonDeltaRecord(float(self.epsilon), float(self.delta))
+        rng = self._charge(record)
+        self.categories_ = []
+        for j in range(d):
+            counts = Counter(v for v in X[:, j] if not _is_missing(v))
+            values = sorted(counts, key=str)
+            noisy = np.array([counts[v] for v in values], dtype=float)
+            noisy += sigma * np.asarray(rng.standard_normal(len(values)))
+            kept = [v for v, c in zip(values, noisy, strict=True) if c > tau]
+            self.categories_.append(np.array(kept, dtype=object))
+        self.noise_std_, self.threshold_ = sigma, tau
+        self._set_spend(record)
+        return self
+
+    def transform(self, X):
+        """One column per category and one ``other`` column per feature.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The data to transform.
+
+        Returns
+        -------
+        X_new : ndarray of shape (n_samples, n_output_features)
+            0/1 floats.
+        """
+        check_is_fitted(self)
+        X = self._validate(X, reset=False)
+        blocks = []
+        for j, cats in enumerate(self.categories_):
+            index = {c: i for i, c in enumerate(cats)}
+            codes = np.array(
+                [
+                    index.get(v, len(cats)) if not _is_missing(v) else len(cats)
+                    for v in X[:, j]
+                ],
+                dtype=np.intp,
+            )
+            block = np.zeros((X.shape[0], len(cats) + 1))
+            block[np.arange(X.shape[0]), codes] = 1.0
+            blocks.append(block)
+        return np.hstack(blocks)
+
+    def get_feature_names_out(self, input_features=None):
+        """``<feature>_<category>`` and ``<feature>_other`` for every feature.
+
+        Parameters
+        ----------
+        input_features : array-like of str or None, default=None
+            Input feature names; ``feature_names_in_`` or ``x0, x1, ...`` if None.
+
+        Returns
+        -------
+        feature_names_out : ndarray of str
+            One name per output column.
+        """
+        check_is_fitted(self)
+        names = _check_feature_names_in(self, input_features)
+        out = [
+            f"{name}_{c}"
+            for name, cats in zip(names, self.categories_, strict=True)
+            for c in [*cats, "other"]
+        ]
+        return np.asarray(out, dtype=object)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.string = True
+        tags.input_tags.allow_nan = True
+        return tags
+
+
+class DPSimpleImputer(OneToOneFeatureMixin, _PrivateTransformer):
+    """Fill missing values (NaN) with a constant or a DP mean within bounds.
+
+    ``strategy="constant"`` reads nothing. ``strategy="mean"`` clips each column
+    to the declared ``bounds``, maps it to ``u`` in ``[-1, 1]`` and releases, by
+    the Gaussian mechanism, the sums of ``u`` over the observed values and the
+    numbers of observed values: one row's vector has L2 norm at most
+    ``sqrt(2 n_features)`` (twice it under replace). The mean is ``c + r S / max(C,
+    1)``, clipped to the bounds (post-processing); no public size is needed.
+
+    Parameters
+    ----------
+    strategy : {"mean", "constant"}, default="mean"
+        DP mean within ``bounds``, or ``fill_value``.
+    fill_value : float, default=0.0
+        The constant of ``strategy="constant"``.
+    bounds : array-like of shape (2,) or (n_features, 2), default=None
+        Public ``(lo, hi)`` of every column; required by ``"mean"``.
+    epsilon : float, default=1.0
+        Budget of the DP mean, > 0 (unused by "constant").
+    delta : float, default=1e-8
+        In (0, 1) (unused by "constant").
+    neighboring : {"add_remove", "replace"}, default="add_remove"
+        Neighbouring relation.
+    random_state : None, int or RandomState, default=None
+        None: fresh OS entropy; an int fixes the noise and warns.
+    secure_mode : bool, default=False
+        Draw from the OS CSPRNG (ignores ``random_state``).
+
+    Attributes
+    ----------
+    statistics_ : ndarray of shape (n_features,)
+        The fill value of every column.
+    noise_std_ : float
+        Noise std on each sum and count (NaN for "constant").
+    epsilon_, delta_ : float
+    ledger_ : tuple of GaussianSteps
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+
+    Raises
+    ------
+    ValueError
+        In ``fit``: if ``strategy="mean"`` without valid ``bounds``.
+    """
+
+    _parameter_constraints = {
+        **_PrivateTransformer._parameter_constraints,
+        "strategy": [StrOptions({"mean", "constant"})],
+        "fill_value": [Real],
+        "bounds": ["array-like", None],
+    }
+
+    def __init__(
+        self,
+        strategy="mean",
+        *,
+        fill_value=0.0,
+        bounds=None,
+        epsilon=1.0,
+        delta=1e-8,
+        neighboring="add_remove",
+        random_state=None,
+        secure_mode=False,
+    ):
+        self.strategy = strategy
+        self.fill_value = fill_value
+        self.bounds = bounds
+        self.epsilon = epsilon
+        self.delta = delta
+        self.neighboring = neighboring
+        self.random_state = random_state
+        self.secure_mode = secure_mode
+
+    def _reads_data(self):
+        return self.strategy == "mean"
+
+    def _validate(self, X, reset):
+        return validate_data(
+            self, X, dtype=np.float64, ensure_all_finite="allow-nan", reset=reset
+        )
+
+    def fit(self, X, y=None):
+        """Set the fill values.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Numeric; NaN marks a missing value.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self : DPSimpleImputer
+            The fitted transformer.
+        """
+        self._check_common()
+        X = self._validate(X, reset=True)
+        d = X.shape[1]
+        self.noise_std_ = math.nan
+        if not self._reads_data():
+            self.statistics_ = np.full(d, float(self.fill_value))
+            self._set_spend(None)
+            return self
+        if self.bounds is None:
+            raise ValueError('strategy="mean" requires bounds (public (lo, hi)).')
+        b = _check_bounds(self.bounds, d, "bounds")
+        mu = gdp_mu(self.epsilon, self.delta)
+        steps = (GaussianSteps(1.0 / mu),)
+        rng = self._charge(steps)
+        c, r = (b[:, 0] + b[:, 1]) / 2, (b[:, 1] - b[:, 0]) / 2
+        observed = ~np.isnan(X)
+        u = np.where(observed, (np.clip(X, b[:, 0], b[:, 1]) - c) / r, 0.0)
+        sensitivity = _SENSITIVITY_FACTOR[self.neighboring] * math.sqrt(2.0 * d)
+        self.noise_std_ = sensitivity / mu
+        noise = self.noise_std_ * np.asarray(rng.standard_normal(2 * d))
+        s = u.sum(axis=0) + noise[:d]
+        n_obs = np.maximum(observed.sum(axis=0) + noise[d:], 1.0)
+        self.statistics_ = c + r * np.clip(s / n_obs, -1.0, 1.0)
+        self._set_spend(steps)
+        return self
+
+    def transform(self, X):
+        """Replace NaN by ``statistics_``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The data to transform.
+
+        Returns
+        -------
+        X_new : ndarray of shape (n_samples, n_features)
+            The transformed data.
+        """
+        check_is_fitted(self)
+        X = self._validate(X, reset=False)
+        return np.where(np.isnan(X), self.statistics_, X)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        return tags
