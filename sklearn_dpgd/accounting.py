@@ -913,8 +913,12 @@ class PldPrivacyFilter(_PrivacyFilter):
         q = np.broadcast_to(np.asarray(sampling_rates, dtype=float), z.shape)
         z_all = np.concatenate([self.noise_multipliers, z])
         q_all = np.concatenate([self.sampling_rates, q])
-        step = pld_grid_step(self.epsilon, z_all.size)
-        return pld_epsilon(z_all, q_all, self.delta, step)
+        # The grid of the budget and of the steps that add privacy loss (as
+        # ledger_epsilon counts them, so that a re-audit meets this grid).
+        n_steps = max(int(np.isfinite(z_all).sum()), 1)
+        return pld_epsilon(
+            z_all, q_all, self.delta, pld_grid_step(self.epsilon, n_steps)
+        )
 
     def reserve(self, noise_multipliers, sampling_rates):
         """Approve a whole pre-planned run at once, before any of it runs.
