@@ -123,16 +123,11 @@ _LOG_SCALE_XTOL = 1e-10
 _PLD_STEP_CONSTANT = 0.04
 _PLD_MAX_RELATIVE_STEP = 0.01
 _PLD_STEP_BOUNDS = (1e-6, 0.05)
-# PLD accountant: plans with more distinct noise levels than _PLD_MAX_LEVELS have
-# them rounded down onto the geometric grid z_min * _PLD_LEVEL_RATIO^k when that
-# grid has fewer points (_quantize_down). A level's PLD takes 3-30 ms to build at
-# q = 0.008 (Adult, batch_size=256). Rounding the noise down by up to 1% raises the
-# epsilon by about 0.5% (measured: +0.3% to +0.7%). Levels spanning more than a
-# factor 1.6 get a 48-point grid: e.g. 4% over a factor 7 raised it by 3%, sound
-# but beyond the 2% of the target (a cost cap: the alternative is seconds per
-# evaluation).
-_PLD_MAX_LEVELS = 48
-_PLD_LEVEL_RATIO = 1.01
+# PLD accountant: plans with more distinct noise levels than this are rounded down
+# into this many levels (_quantize_down). A level's PLD takes 3-40 ms to build at
+# q = 0.008 (Adult, batch_size=256), so an evaluation takes up to a few seconds;
+# 48 levels left the PLD up to 2.4% above the unrounded one, 64 up to 1.7%.
+_PLD_MAX_LEVELS = 64
 
 
 # --------------------------------------------------------------------------- inputs
@@ -808,28 +803,50 @@ _pld_step = pld_grid_step
 
 
 def _quantize_down(z, q, counts):
-    """Fewer distinct noise levels, each rounded *down* by less than 1%.
+    """At most ``_PLD_MAX_LEVELS`` distinct noise levels, each rounded *down*.
 
     Building one step's PLD costs milliseconds, so a profile of 1,000 distinct
     levels would cost seconds per evaluation. With more than ``_PLD_MAX_LEVELS``
-    levels, each ``z`` is replaced by the largest point below it of the geometric
-    grid ``z_min r^k``, ``r = 1.01`` or, if the levels span more than a factor
-    ``1.01^47 = 1.6``, the ratio of a 48-point grid over their range: less noise is
+    levels, the levels of each sampling rate, in increasing order, are cut into
+    runs and every level of a run is replaced by the run's smallest. Less noise is
     a dominating mechanism (the Gaussian's privacy loss decreases with ``z``, and
-    Poisson subsampling preserves the order), so the result is still an upper
-    bound. The grid is relative to ``z_min``, so rescaling the profile rescales
-    the grid (the epsilon stays monotone in the scale, for calibration).
+    Poisson subsampling preserves the order), so the result is an upper bound
+    whatever the cut. The cut is chosen by the central-limit approximation of Bu
+    et al. (2020), in which a step adds ``q^2 (exp(1/z^2) - 1)`` to ``mu^2``: a
+    run closes before its rounding would add more than an allowance, the
+    smallest allowance (from 1/4800 of the plan's ``mu^2``, growing by 1.5x) that
+    gives at most ``_PLD_MAX_LEVELS`` runs. Steps that add little (large ``z``)
+    are merged widely and those that dominate are kept nearly exact.
     """
-    z_min, z_max = float(z.min()), float(z.max())
-    if z.size <= _PLD_MAX_LEVELS or z_max == z_min:
+    if z.size <= _PLD_MAX_LEVELS:
         return z, q, counts
-    # Ratio 1.01, or the grid of _PLD_MAX_LEVELS points over a wider range.
-    log_r = max(
-        math.log(_PLD_LEVEL_RATIO), math.log(z_max / z_min) / (_PLD_MAX_LEVELS - 1)
-    )
-    k = np.floor(np.log(z / z_min) / log_r + 1e-12)
-    zq = np.minimum(z_min * np.exp(k * log_r), z)  # never above the true level
-    zq[k == 0] = z_min
+    with np.errstate(over="ignore"):
+        g = q * q * np.expm1(np.minimum(1.0 / (z * z), 700.0))
+    rates = np.unique(q)
+    orders = []
+    for rate in rates:
+        idx = np.flatnonzero(q == rate)
+        orders.append(idx[np.argsort(z[idx], kind="stable")])
+    if rates.size >= _PLD_MAX_LEVELS:
+        return z, q, counts  # one level per rate at least: nothing to gain
+    allowance = 1e-2 * float(counts @ g) / _PLD_MAX_LEVELS
+    while True:
+        zq = z.copy()
+        n_runs = 0
+        for idx in orders:
+            anchor, extra = idx[0], 0.0
+            n_runs += 1
+            for i in idx:
+                added = counts[i] * (g[anchor] - g[i])
+                if extra + added > allowance:
+                    anchor, extra = i, 0.0
+                    n_runs += 1
+                else:
+                    extra += added
+                zq[i] = z[anchor]
+        if n_runs <= _PLD_MAX_LEVELS:
+            break
+        allowance *= 1.5
     uniq, inverse = np.unique(np.stack([zq, q]), axis=1, return_inverse=True)
     return uniq[0], uniq[1], np.bincount(inverse.ravel(), weights=counts)
 
@@ -897,11 +914,10 @@ def pld_epsilon(
         neighbours: each step's privacy loss is discretised pessimistically by
         connect-the-dots (Doroshenko et al., PETS 2022, Sec. 3) and the truncated
         tail mass counted as infinite loss; identical steps are self-composed (one
-        FFT power, Koskela, Jalko & Honkela, AISTATS 2020); with more than 48
-        distinct noise levels each is first rounded down onto a geometric grid of
-        ratio 1.01 (about 0.5% higher), or of 48 points if they span more than a
-        factor 1.6 (up to 3% higher at a factor 7); less noise, so still an upper
-        bound. Results are cached.
+        FFT power, Koskela, Jalko & Honkela, AISTATS 2020); with more than 64
+        distinct noise levels they are first rounded down into 64 levels, cut where
+        the central-limit approximation (Bu et al. 2020) says rounding costs least
+        (less noise, so still an upper bound). Results are cached.
 
     Raises
     ------
@@ -961,11 +977,14 @@ def calibrate_poisson_noise_multipliers(
     (exp(1 / z_t^2) - 1)``, at ``mu = gdp_mu(epsilon, delta)``; each evaluation is
     :func:`poisson_gaussian_epsilon`'s branch and bound over :data:`DEFAULT_ORDERS`,
     started from the previous best order (0.1-0.4 s for 1,000 distinct steps,
-    milliseconds for a constant profile). The PLD root starts from the RDP one,
-    moved by the ratio of the two epsilons there (the PLD is typically 5-25%
-    tighter, so less noise is needed), and takes 2-4 PLD evaluations on a
-    grid fixed by the target (so the function is monotone in ``s``): 0.1-0.3 s for
-    a constant profile of 1,000 steps at ``q = 256 / 32561`` (Adult). No order of
+    milliseconds for a constant profile). The PLD root, on a grid fixed by the
+    target, starts from the RDP one and moves to the RDP root of the target times
+    the ratio RDP / PLD seen there (the PLD is typically 5-40% tighter, so less
+    noise is needed), then finishes with :func:`scale_to_budget`: 2-4 PLD
+    evaluations, 0.1-0.4 s for a constant profile of 1,000 steps at ``q = 256 /
+    32561`` (Adult). Profiles with more than 64 distinct levels are rounded down
+    to 64 (see :func:`pld_epsilon`), and take seconds (up to a minute for wide
+    ranges of small noise). No order of
     :data:`DEFAULT_ORDERS` certifies less than about ``log(1/delta) / 7914`` short
     of the KL bound; a smaller RDP target gets the noise of that bound.
     """
@@ -976,10 +995,20 @@ def calibrate_poisson_noise_multipliers(
         return z
     q = _as_sampling_rates(sampling_rates, z.size)
     step = pld_grid_step(epsilon, z.size)
-    return scale_to_budget(lambda zs: pld_epsilon(zs, q, delta, step), z, epsilon)
+
+    def spent(zs):
+        return pld_epsilon(zs, q, delta, step)
+
+    # The ratio PLD / RDP varies slowly with the scale: the second point is the
+    # (cheap, exact) RDP root of epsilon * RDP / PLD at the first.
+    def first_step(f0):
+        target = epsilon * math.exp(-f0)  # f0 ~ log(PLD / RDP) at z
+        return math.log(_calibrate_rdp(profile, q, target, delta)[0] / z[0])
+
+    return scale_to_budget(spent, z, epsilon, first_step=first_step)
 
 
-def scale_to_budget(spent, noise_multipliers, epsilon, rtol=1e-4):
+def scale_to_budget(spent, noise_multipliers, epsilon, rtol=1e-4, first_step=None):
     """Rescale noise multipliers by one factor so that ``spent`` meets ``epsilon``.
 
     Parameters
@@ -993,6 +1022,9 @@ def scale_to_budget(spent, noise_multipliers, epsilon, rtol=1e-4):
         The budget, > 0.
     rtol : float, default=1e-4
         Stop once ``epsilon * (1 - rtol) <= spent <= epsilon``.
+    first_step : callable or None, default=None
+        ``first_step(f0) -> log s``: the second point to try, given ``f0 =
+        log(spent / epsilon)`` at scale 1. None: ``f0`` (``epsilon ~ 1/s``).
 
     Returns
     -------
@@ -1008,52 +1040,57 @@ def scale_to_budget(spent, noise_multipliers, epsilon, rtol=1e-4):
 
     Notes
     -----
-    Regula falsi with the Illinois modification on ``(log s, log spent)``, which is
-    close to a line of slope -1 (``epsilon ~ 1/s`` for Gaussian-like runs): from a
-    first guess within a few percent (the PLD root seen from the RDP one, or a plan
-    calibrated without the count), 2-4 evaluations. The safe end of the bracket
-    (``spent <= epsilon``) is kept throughout and is what is returned.
+    Secant steps on ``(log s, log spent)`` until the root is bracketed, then
+    regula falsi with the Illinois modification. The curve is close to a line
+    (slope -1 for Gaussian-like runs, steeper when a few low-noise steps
+    dominate), so from a guess within a few percent it takes 2-4 evaluations. The
+    safe end of the bracket (``spent <= epsilon``) is what is returned.
     """
     epsilon = _check_positive(epsilon, "epsilon")
     z0 = np.asarray(noise_multipliers, dtype=float)
-    log_target = math.log(epsilon)
+    # Aim at the middle of the accepted window [epsilon (1 - rtol), epsilon]: f is
+    # log(spent) relative to that middle, accepted within half the window.
+    log_target = math.log(epsilon) + math.log1p(-0.5 * rtol)
+    half = -math.log1p(-0.5 * rtol)
 
     def excess(log_s):
         value = spent(math.exp(log_s) * z0)
         return min(max(math.log(max(value, 1e-300)), -700.0), 700.0) - log_target
 
     def done(f):
-        return math.log1p(-rtol) <= f <= 0.0
+        return abs(f) <= half
 
-    f0 = excess(0.0)
+    x0, f0 = 0.0, excess(0.0)
     if done(f0):
         return z0.copy()
-    # Bracket: lo overspends (f > 0), hi does not (f <= 0).
-    x1 = f0  # the slope -1 guess
+    x1 = float(first_step(f0)) if first_step is not None else f0
+    if x1 == x0:
+        x1 = x0 + (0.01 if f0 > 0 else -0.01)
     f1 = excess(x1)
+    n_eval = 2
+    # Secant extrapolation until the two last points straddle the root.
+    while (f0 > 0) == (f1 > 0):
+        if done(f1):
+            return math.exp(x1) * z0
+        slope = (f1 - f0) / (x1 - x0)
+        if not slope < 0:
+            slope = -1.0
+        x2 = x1 - f1 / slope
+        # At most 4x further than the last move, and at least 1% of it.
+        move = max(min(abs(x2 - x1), 4.0 * abs(x1 - x0)), 0.01 * abs(x1 - x0))
+        x2 = x1 + math.copysign(move, f1)  # overspending: more noise
+        x0, f0, x1 = x1, f1, x2
+        f1 = excess(x1)
+        n_eval += 1
+        if abs(x1) > 700 or n_eval > 60:
+            raise ValueError("no scale of the noise meets the budget.")
     if done(f1):
         return math.exp(x1) * z0
-    points = sorted([(0.0, f0), (x1, f1)])
-    if (f0 > 0) != (f1 > 0):
-        (lo, flo), (hi, fhi) = points
-    elif f0 > 0:  # both overspend: more noise
-        lo, flo = points[1]
-        hi = lo + 2.0 * max(abs(x1), 0.05)
-        while (fhi := excess(hi)) > 0:
-            lo, flo, hi = hi, fhi, hi + 2.0 * (hi - lo)
-            if hi > 700:
-                raise ValueError("no scale of the noise meets the budget.")
-    else:  # both underspend: less noise
-        hi, fhi = points[0]
-        lo = hi - 2.0 * max(abs(x1), 0.05)
-        while (flo := excess(lo)) <= 0:
-            if done(flo):
-                return math.exp(lo) * z0
-            hi, fhi, lo = lo, flo, lo - 2.0 * (hi - lo)
+    (lo, flo), (hi, fhi) = sorted([(x0, f0), (x1, f1)], key=lambda p: -p[1])
     side = 0
     for _ in range(60):
         x = hi - fhi * (hi - lo) / (fhi - flo) if fhi != flo else 0.5 * (lo + hi)
-        if not lo < x < hi:
+        if not min(lo, hi) < x < max(lo, hi):
             x = 0.5 * (lo + hi)
         f = excess(x)
         if done(f):
@@ -1068,7 +1105,7 @@ def scale_to_budget(spent, noise_multipliers, epsilon, rtol=1e-4):
             if side == 1:
                 flo *= 0.5
             side = 1
-        if hi - lo < 1e-12:
+        if abs(hi - lo) < 1e-12:
             break
     return math.exp(hi) * z0
 
