@@ -338,7 +338,7 @@ class _BaseDPLinearClassifier(ClassifierMixin, BaseEstimator):
             margin_smoothness=margin_smoothness,
             initial_loss=initial_loss,
             sampling_rate=sampling_rate,
-            accountant=self.accountant,
+            accountant=self._planning_accountant(),
         )
         oracle_args = (X, y_index, n_outputs, sensitivity, rng, m, sampling_rate)
         if adaptive:
@@ -464,6 +464,20 @@ class _BaseDPLinearClassifier(ClassifierMixin, BaseEstimator):
                 f"got shape {learning_rates.shape}."
             )
         return noise_multipliers, learning_rates, normalize_steps
+
+    def _planning_accountant(self):
+        """The accountant the schedule plans with (``ScheduleContext.accountant``).
+
+        A calibrated profile is rescaled against the privacy filter, count
+        included, by :meth:`_reserve_subsampled` with ``accountant``; the cheap RDP
+        root is its starting point (a PLD root here would double the PLD
+        evaluations). A plan of absolute levels whose horizon the budget sets
+        (``PURSchedule``) is only truncated there, so it plans with ``accountant``.
+        """
+        calibrated = isinstance(self.schedule_, NoiseSchedule) and (
+            type(self.schedule_).plan is NoiseSchedule.plan
+        )
+        return "rdp" if calibrated else self.accountant
 
     def _reserve_subsampled(
         self, privacy_filter, noise_multipliers, learning_rates, sampling_rate
