@@ -2178,8 +2178,10 @@ class PrivacyLedger:
             In (0, 1).
         accountant : {"auto", "gdp", "rdp", "pld"}, default="auto"
             As in :func:`ledger_epsilon`; "auto" is the exact GDP closed form when
-            every entry is a full-batch Gaussian step, RDP for subsampled steps,
-            and PLD as soon as an ``(epsilon, delta)`` record is present.
+            every entry is a full-batch Gaussian step, the pessimistic PLD of
+            :func:`ledger_epsilon` for subsampled steps (the accountant minibatch
+            fits report with), and PLD as soon as an ``(epsilon, delta)`` record is
+            present. A cap (``epsilon=``) decides with the same composition.
 
         Returns
         -------

@@ -19,6 +19,7 @@ from sklearn_dpgd._subsampled import pld_epsilon, pld_grid_step, scale_to_budget
 from sklearn_dpgd.accounting import (
     GaussianSteps,
     PldPrivacyFilter,
+    PrivacyLedger,
     RdpPrivacyFilter,
     _expand_ledger,
     compress_ledger,
@@ -231,3 +232,18 @@ def test_pld_filter_decides_with_the_pld_of_the_count_and_the_plan():
     # ledger_epsilon's default for subsampled steps is the PLD too, and its
     # re-audit of the filter's ledger never exceeds what the filter approved.
     assert ledger_epsilon(f.ledger, delta) == f.epsilon_spent
+
+
+def test_ledger_cap_decides_subsampled_steps_with_the_pld():
+    # Adult at batch_size=256 calibrated to PLD epsilon 0.4: a cap of 0.41 admits
+    # the run (PLD 0.4), which RDP would have put at 0.426 and refused.
+    q, delta = 256 / 32561, 1e-8
+    f = PldPrivacyFilter(0.4, delta)
+    z = scale_to_budget(lambda zz: f.epsilon_with(zz, q), np.full(1000, 3.0), 0.4)
+    steps = compress_ledger(z, q)
+    assert ledger_epsilon(steps, delta, accountant="rdp") > 0.41
+    ledger = PrivacyLedger(epsilon=0.41, delta=delta)
+    ledger.charge(steps, source="minibatch plan")
+    assert ledger.epsilon(delta) == pytest.approx(0.4, rel=1e-3)
+    with pytest.raises(BudgetExhaustedError, match="cap"):
+        ledger.charge(compress_ledger([50.0], 1.0), source="one more step")
