@@ -24,8 +24,8 @@ so two numerical accountants are offered:
   Steinke (2020, Prop. 12) and Asoodeh et al. (2021), as in dp-accounting.
 * **PLD** (Koskela et al. 2020; Doroshenko et al. 2022, "Connect the dots"): the
   privacy-loss distribution of each step, discretised pessimistically and composed by
-  FFT; tighter than RDP and an upper bound up to its discretisation. It needs the
-  optional package ``dp-accounting``, imported only when asked for.
+  FFT; tighter than RDP, and an upper bound thanks to its pessimistic
+  discretisation. It uses dp-accounting (a dependency), imported on first use.
 
 The PLD accountant is the default: it is what the minibatch estimators calibrate their
 noise to, approve their plan with (:class:`~sklearn_dpgd.accounting.PldPrivacyFilter`)
