@@ -7,7 +7,7 @@ units of the sensitivity ``C`` it is the sampled Gaussian mechanism with noise
 multiplier ``z_t``. The neighbouring relation is add/remove one row, the only one for
 which Poisson subsampling amplifies as below. Unlike the full-batch steps of
 :mod:`sklearn_dpgd.accounting` these steps have no closed-form ``(epsilon, delta)``,
-so two numerical accountants are offered (``../shared/algorithms.md``, Accounting):
+so two numerical accountants are offered:
 
 * **RDP** (Mironov 2017). A step has Renyi DP of order ``alpha``
   ``eps_t(alpha) = log(A_alpha) / (alpha - 1)`` with (Mironov, Talwar & Zhang 2019,
@@ -24,12 +24,15 @@ so two numerical accountants are offered (``../shared/algorithms.md``, Accountin
   Steinke (2020, Prop. 12) and Asoodeh et al. (2021), as in dp-accounting.
 * **PLD** (Koskela et al. 2020; Doroshenko et al. 2022, "Connect the dots"): the
   privacy-loss distribution of each step, discretised pessimistically and composed by
-  FFT; tighter than RDP and an upper bound up to its discretisation. It needs the
-  optional package ``dp-accounting``, imported only when asked for.
+  FFT; tighter than RDP, and an upper bound thanks to its pessimistic
+  discretisation. It uses dp-accounting (a dependency), imported on first use.
 
-Calibration (:func:`calibrate_poisson_noise_multipliers`) uses the RDP accountant: it is
-a smooth, monotone function of the noise scale that can be evaluated quickly and
-exactly, so a root-finder can spend the target ``epsilon`` to 1e-6 and never more.
+The PLD accountant is the default: it is what the minibatch estimators calibrate their
+noise to, approve their plan with (:class:`~sklearn_dpgd.accounting.PldPrivacyFilter`)
+and report as ``epsilon_``. Calibration (:func:`calibrate_poisson_noise_multipliers`)
+first finds the RDP root (a smooth, monotone function of the noise scale that is cheap
+to evaluate exactly), then moves it to the PLD root in a few PLD evaluations on a grid
+fixed by the target, so that the PLD epsilon is a monotone function of the scale.
 
 References
 ----------
@@ -62,9 +65,12 @@ from .accounting import _check_delta, _check_positive, gdp_mu
 __all__ = [
     "DEFAULT_ORDERS",
     "calibrate_poisson_noise_multipliers",
+    "pld_epsilon",
+    "pld_grid_step",
     "poisson_gaussian_epsilon",
     "poisson_gaussian_rdp",
     "rdp_epsilon",
+    "scale_to_budget",
 ]
 
 
@@ -117,6 +123,11 @@ _LOG_SCALE_XTOL = 1e-10
 _PLD_STEP_CONSTANT = 0.04
 _PLD_MAX_RELATIVE_STEP = 0.01
 _PLD_STEP_BOUNDS = (1e-6, 0.05)
+# PLD accountant: plans with more distinct noise levels than this are rounded down
+# into this many levels (_quantize_down). A level's PLD takes 3-40 ms to build at
+# q = 0.008 (Adult, batch_size=256), so an evaluation takes up to a few seconds;
+# 48 levels left the PLD up to 2.4% above the unrounded one, 64 up to 1.7%.
+_PLD_MAX_LEVELS = 64
 
 
 # --------------------------------------------------------------------------- inputs
@@ -676,7 +687,11 @@ def rdp_epsilon(rdp, orders, delta):
 
 
 def poisson_gaussian_epsilon(
-    noise_multipliers, sampling_rates, delta, accountant="rdp"
+    noise_multipliers,
+    sampling_rates,
+    delta,
+    accountant="pld",
+    value_discretization_interval=None,
 ):
     """``epsilon`` spent at ``delta`` by Poisson-subsampled Gaussian steps.
 
@@ -689,15 +704,19 @@ def poisson_gaussian_epsilon(
         Poisson sampling probability of each step, in (0, 1].
     delta : float
         In (0, 1).
-    accountant : {"rdp", "pld"}, default="rdp"
-        ``"rdp"``: :func:`rdp_epsilon` of :func:`poisson_gaussian_rdp` over
-        :data:`DEFAULT_ORDERS` (only the orders that can attain the minimum are
-        evaluated, which gives the same value). ``"pld"``: dp-accounting's
-        ``PLDAccountant`` with add/remove neighbours, ``PoissonSampledDpEvent`` of a
-        ``GaussianDpEvent`` per distinct step (``SelfComposedDpEvent`` for repeats),
-        pessimistic connect-the-dots discretisation of the privacy loss with a step of
-        ``epsilon * min(0.01, 0.04 / sqrt(n_steps))`` (within [1e-6, 0.05]) for the
-        RDP epsilon; if the result is below half of that, once more for the result.
+    accountant : {"pld", "rdp"}, default="pld"
+        ``"pld"``: dp-accounting's privacy-loss distributions with add/remove
+        neighbours (:func:`pld_epsilon`): ``PoissonSampledDpEvent`` of a
+        ``GaussianDpEvent`` per distinct step, self-composed for repeats, with
+        pessimistic connect-the-dots discretisation. ``"rdp"``: :func:`rdp_epsilon`
+        of :func:`poisson_gaussian_rdp` over :data:`DEFAULT_ORDERS` (only the orders
+        that can attain the minimum are evaluated, which gives the same value).
+    value_discretization_interval : float or None, default=None
+        PLD only: the privacy-loss grid step. None: ``epsilon * min(0.01, 0.04 /
+        sqrt(n_steps))`` (:func:`pld_grid_step`) for the RDP epsilon, then for
+        the PLD result and epsilons within 1% of it (the smallest value, all being
+        upper bounds): among them is the grid a minibatch fit's filter used, so
+        ``ledger_epsilon(clf.ledger_, delta)`` is at most ``clf.epsilon_``.
 
     Returns
     -------
@@ -714,8 +733,6 @@ def poisson_gaussian_epsilon(
         If ``noise_multipliers`` is empty, not 1-D or has an entry that is not > 0;
         if ``sampling_rates`` has the wrong shape or an entry outside (0, 1]; if
         ``delta`` is outside (0, 1); or if ``accountant`` is unknown.
-    ImportError
-        If ``accountant="pld"`` and dp-accounting is not installed.
 
     Notes
     -----
@@ -723,61 +740,202 @@ def poisson_gaussian_epsilon(
     (2020). PLD: Koskela et al. (2020); Doroshenko et al. (2022). The PLD step sets
     the error and the cost: on the 50 schedules above the PLD epsilon exceeded that
     on a 4x finer grid by at most 0.5% (median 0.15%), where a fixed step of 1e-3
-    would be off by up to 9% at epsilon below 0.05. The cost is that of building
-    each distinct step's PLD (composition is cheap): 5-30 s for 2,000 distinct steps
-    at q = 0.01-0.1 (160 s at q = 0.001 and z about 0.8, where the privacy loss has
-    long tails), against milliseconds for RDP.
+    would be off by up to 9% at epsilon below 0.05.
     """
     z = _as_noise_multipliers(noise_multipliers, "noise_multipliers")
     q = _as_sampling_rates(sampling_rates, z.size)
     delta = _check_delta(delta)
     if accountant not in ("rdp", "pld"):
-        raise ValueError(f"accountant must be 'rdp' or 'pld', got {accountant!r}.")
+        raise ValueError(f"accountant must be 'pld' or 'rdp', got {accountant!r}.")
     zg, qg, counts = _group_steps(z, q)
     if zg.size == 0:
         return 0.0
+    if accountant == "pld" and value_discretization_interval is not None:
+        step = _check_positive(
+            value_discretization_interval, "value_discretization_interval"
+        )
+        return _grouped_pld_epsilon(zg, qg, counts, delta, step)
     eps = _min_epsilon(qg, zg, counts, delta, DEFAULT_ORDERS)[0]
     if accountant == "rdp":
         return eps
-    # Both passes are pessimistic (upper bounds), so the smaller is one too.
+    # Every pass is pessimistic (an upper bound), so the smallest is one too. The
+    # last passes use the grids of epsilons within 1% of the PLD one: among them is
+    # the grid a fit's filter used for a budget within 1% of its epsilon_, so a
+    # fit's ledger re-audits to at most its epsilon_ (equal, in practice).
     n_steps = float(counts.sum())
-    step = _pld_step(eps, n_steps)
-    eps = _pld_epsilon(zg, qg, counts, delta, step)
-    if _pld_step(eps, n_steps) < 0.5 * step:
-        step = _pld_step(eps, n_steps)
-        eps = min(eps, _pld_epsilon(zg, qg, counts, delta, step))
+    step = pld_grid_step(eps, n_steps)
+    eps = _grouped_pld_epsilon(zg, qg, counts, delta, step)
+    steps = {step}
+    for factor in (1.0, 1.0 / 1.01, 1.01):
+        candidate = pld_grid_step(eps * factor, n_steps)
+        if candidate not in steps:
+            steps.add(candidate)
+            eps = min(eps, _grouped_pld_epsilon(zg, qg, counts, delta, candidate))
     return eps
 
 
-def _pld_step(epsilon, n_steps):
-    """Privacy-loss grid step for a PLD of ``n_steps`` steps spending ``epsilon``."""
+def pld_grid_step(epsilon, n_steps):
+    """Privacy-loss grid step for a PLD of ``n_steps`` steps spending ``epsilon``.
+
+    Parameters
+    ----------
+    epsilon : float
+        The epsilon the steps spend (or are to spend), > 0.
+    n_steps : int or float
+        Number of composed steps, >= 1.
+
+    Returns
+    -------
+    step : float
+        ``epsilon * min(0.01, 0.04 / sqrt(n_steps))`` clipped to [1e-6, 0.05] and
+        rounded down to a power of 2: the pessimistic discretisation error is then
+        about 0.5% of epsilon at most (measured against a 4x finer grid,
+        ``tests/test_subsampled.py``). The powers of 2 make nearby epsilons share
+        a grid, so that a re-audit of a ledger meets the grid its filter used.
+    """
     relative = min(_PLD_MAX_RELATIVE_STEP, _PLD_STEP_CONSTANT / math.sqrt(n_steps))
     lo, hi = _PLD_STEP_BOUNDS
-    return min(max(relative * epsilon, lo), hi)
+    return 2.0 ** math.floor(math.log2(min(max(relative * epsilon, lo), hi)))
 
 
-def _pld_epsilon(z, q, counts, delta, value_discretization_interval):
-    import dp_accounting
-    from dp_accounting.pld import pld_privacy_accountant
+# Kept for the tests and callers of the old private name.
+_pld_step = pld_grid_step
 
-    events = [
-        dp_accounting.SelfComposedDpEvent(
-            dp_accounting.PoissonSampledDpEvent(
-                float(qi), dp_accounting.GaussianDpEvent(float(zi))
-            ),
-            int(n),
-        )
-        for zi, qi, n in zip(z, q, counts, strict=True)
-    ]
-    accountant = pld_privacy_accountant.PLDAccountant(
-        dp_accounting.NeighboringRelation.ADD_OR_REMOVE_ONE,
+
+def _quantize_down(z, q, counts):
+    """At most ``_PLD_MAX_LEVELS`` distinct noise levels, each rounded *down*.
+
+    Building one step's PLD costs milliseconds, so a profile of 1,000 distinct
+    levels would cost seconds per evaluation. With more than ``_PLD_MAX_LEVELS``
+    levels, the levels of each sampling rate, in increasing order, are cut into
+    runs and every level of a run is replaced by the run's smallest. Less noise is
+    a dominating mechanism (the Gaussian's privacy loss decreases with ``z``, and
+    Poisson subsampling preserves the order), so the result is an upper bound
+    whatever the cut. The cut is chosen by the central-limit approximation of Bu
+    et al. (2020), in which a step adds ``q^2 (exp(1/z^2) - 1)`` to ``mu^2``: a
+    run closes before its rounding would add more than an allowance, the
+    smallest allowance (from 1/4800 of the plan's ``mu^2``, growing by 1.5x) that
+    gives at most ``_PLD_MAX_LEVELS`` runs. Steps that add little (large ``z``)
+    are merged widely and those that dominate are kept nearly exact.
+    """
+    if z.size <= _PLD_MAX_LEVELS:
+        return z, q, counts
+    with np.errstate(over="ignore"):
+        g = q * q * np.expm1(np.minimum(1.0 / (z * z), 700.0))
+    rates = np.unique(q)
+    orders = []
+    for rate in rates:
+        idx = np.flatnonzero(q == rate)
+        orders.append(idx[np.argsort(z[idx], kind="stable")])
+    if rates.size >= _PLD_MAX_LEVELS:
+        return z, q, counts  # one level per rate at least: nothing to gain
+    allowance = 1e-2 * float(counts @ g) / _PLD_MAX_LEVELS
+    while True:
+        zq = z.copy()
+        n_runs = 0
+        for idx in orders:
+            anchor, extra = idx[0], 0.0
+            n_runs += 1
+            for i in idx:
+                added = counts[i] * (g[anchor] - g[i])
+                if extra + added > allowance:
+                    anchor, extra = i, 0.0
+                    n_runs += 1
+                else:
+                    extra += added
+                zq[i] = z[anchor]
+        if n_runs <= _PLD_MAX_LEVELS:
+            break
+        allowance *= 1.5
+    uniq, inverse = np.unique(np.stack([zq, q]), axis=1, return_inverse=True)
+    return uniq[0], uniq[1], np.bincount(inverse.ravel(), weights=counts)
+
+
+@functools.lru_cache(maxsize=512)
+def _composed_step_pld(z, q, count, step):
+    """PLD of ``count`` identical ``(z, q)`` steps (add/remove), cached.
+
+    ``self_compose`` raises the discretised PMF to the ``count``-th power by one
+    FFT, so a constant-noise run costs one build and one FFT, whatever its length.
+    """
+    from dp_accounting import NeighboringRelation
+    from dp_accounting.pld import privacy_loss_distribution as pld_lib
+
+    pld = pld_lib.from_gaussian_mechanism(
+        standard_deviation=z,
+        value_discretization_interval=step,
+        pessimistic_estimate=True,
+        sampling_prob=q,
+        neighboring_relation=NeighboringRelation.ADD_OR_REMOVE_ONE,
+        use_connect_dots=True,
+    )
+    return pld.self_compose(count) if count > 1 else pld
+
+
+@functools.lru_cache(maxsize=256)
+def _cached_pld_epsilon(key, delta, step):
+    total = None
+    for z, q, count in key:
+        pld = _composed_step_pld(z, q, count, step)
+        total = pld if total is None else total.compose(pld)
+    return max(float(total.get_epsilon_for_delta(delta)), 0.0)
+
+
+def _grouped_pld_epsilon(z, q, counts, delta, step):
+    z, q, counts = _quantize_down(z, q, counts)
+    key = tuple(
+        (float(zi), float(qi), int(n)) for zi, qi, n in zip(z, q, counts, strict=True)
+    )
+    return _cached_pld_epsilon(key, float(delta), float(step))
+
+
+def pld_epsilon(
+    noise_multipliers, sampling_rates, delta, value_discretization_interval
+):
+    """Pessimistic PLD epsilon of Gaussian steps on a given privacy-loss grid.
+
+    Parameters
+    ----------
+    noise_multipliers : array-like of shape (n_steps,)
+        Noise std of each step in units of the sensitivity, each > 0 (``inf`` for a
+        step that adds nothing private).
+    sampling_rates : float or array-like of shape (n_steps,)
+        Poisson sampling probability of each step, in (0, 1] (1: a full-batch
+        Gaussian step, e.g. the noisy count of the public size).
+    delta : float
+        In (0, 1).
+    value_discretization_interval : float
+        The privacy-loss grid step, > 0 (see :func:`pld_grid_step`).
+
+    Returns
+    -------
+    epsilon : float
+        >= 0, an upper bound on the epsilon of the steps under add/remove-one
+        neighbours: each step's privacy loss is discretised pessimistically by
+        connect-the-dots (Doroshenko et al., PETS 2022, Sec. 3) and the truncated
+        tail mass counted as infinite loss; identical steps are self-composed (one
+        FFT power, Koskela, Jalko & Honkela, AISTATS 2020); with more than 64
+        distinct noise levels they are first rounded down into 64 levels, cut where
+        the central-limit approximation (Bu et al. 2020) says rounding costs least
+        (less noise, so still an upper bound). Results are cached.
+
+    Raises
+    ------
+    ValueError
+        If an input is invalid (as for :func:`poisson_gaussian_epsilon`).
+    """
+    return poisson_gaussian_epsilon(
+        noise_multipliers,
+        sampling_rates,
+        delta,
+        accountant="pld",
         value_discretization_interval=value_discretization_interval,
     )
-    accountant.compose(dp_accounting.ComposedDpEvent(events))
-    return max(float(accountant.get_epsilon(delta)), 0.0)
 
 
-def calibrate_poisson_noise_multipliers(profile, sampling_rates, epsilon, delta):
+def calibrate_poisson_noise_multipliers(
+    profile, sampling_rates, epsilon, delta, accountant="pld"
+):
     """Scale a noise profile so that the minibatch run spends ``(epsilon, delta)``.
 
     Parameters
@@ -790,42 +948,170 @@ def calibrate_poisson_noise_multipliers(profile, sampling_rates, epsilon, delta)
         Target epsilon, > 0.
     delta : float
         Target delta, in (0, 1).
+    accountant : {"pld", "rdp"}, default="pld"
+        The accountant whose epsilon is brought to the target: ``"pld"``,
+        :func:`pld_epsilon` on the grid ``pld_grid_step(epsilon, n_steps)``;
+        ``"rdp"``, the Rényi bound of :func:`poisson_gaussian_epsilon`.
 
     Returns
     -------
     noise_multipliers : ndarray of shape (n_steps,)
         ``s * profile`` (noise std in units of the clipping norm), with the scale
-        ``s`` such that ``poisson_gaussian_epsilon(s * profile, sampling_rates,
-        delta)`` (RDP) is at most ``epsilon`` and within about 1e-9 relative of it
-        (tested: within 1e-6).
+        ``s`` such that the chosen accountant's epsilon of the run is at most
+        ``epsilon`` and close to it (RDP: within about 1e-9 relative; PLD: within
+        1e-4).
 
     Raises
     ------
     ValueError
         If the profile is empty, not 1-D, or has an entry that is not finite and
-        > 0; if ``sampling_rates`` is invalid; or if ``epsilon``/``delta`` are.
+        > 0; if ``sampling_rates`` is invalid; if ``epsilon``/``delta`` are; or if
+        ``accountant`` is unknown.
 
     Notes
     -----
-    The RDP epsilon decreases strictly in ``s``; the root is found by Brent's method
-    on ``log s`` against ``log epsilon`` (nearly linear: ``epsilon ~ 1/s`` for
-    Gaussian-like runs), to 1e-10 in ``log s``, then ``s`` is nudged up until the
-    budget holds. The start is the central-limit approximation of Bu et al. (2020),
-    ``mu^2 = sum_t q_t^2 (exp(1 / z_t^2) - 1)``, at ``mu = gdp_mu(epsilon,
-    delta)``. Each evaluation is :func:`poisson_gaussian_epsilon`'s branch and bound
-    over :data:`DEFAULT_ORDERS`, started from the previous best order, so the answer
-    is the root for the full order set; identical steps are evaluated once. About
-    0.1-0.4 s for 1,000 distinct steps (``profile = 0.995 ** arange(1000)``,
-    ``q = 0.01``, epsilon 0.01 to 20), milliseconds for a constant profile.
-
-    No order of :data:`DEFAULT_ORDERS` certifies less than about
-    ``log(1/delta) / 7914`` (3e-3 at ``delta = 1e-10``) short of the KL bound
-    (``rdp < delta^2``, epsilon 0); a smaller target gets the noise of that bound.
-
-    The RDP epsilon is conservative: the PLD epsilon of the same noise
-    (``poisson_gaussian_epsilon(..., accountant="pld")``) is typically 5-25%
-    smaller, and up to 30x smaller for a few steps at small ``q``.
+    Both epsilons decrease in ``s``; the root is found by Brent's method on ``log
+    s`` against ``log epsilon`` (nearly linear: ``epsilon ~ 1/s`` for Gaussian-like
+    runs), then ``s`` is nudged up until the budget holds. The RDP root starts from
+    the central-limit approximation of Bu et al. (2020), ``mu^2 = sum_t q_t^2
+    (exp(1 / z_t^2) - 1)``, at ``mu = gdp_mu(epsilon, delta)``; each evaluation is
+    :func:`poisson_gaussian_epsilon`'s branch and bound over :data:`DEFAULT_ORDERS`,
+    started from the previous best order (0.1-0.4 s for 1,000 distinct steps,
+    milliseconds for a constant profile). The PLD root, on a grid fixed by the
+    target, starts from the RDP one and moves to the RDP root of the target times
+    the ratio RDP / PLD seen there (the PLD is typically 5-40% tighter, so less
+    noise is needed), then finishes with :func:`scale_to_budget`: 2-4 PLD
+    evaluations, 0.1-0.4 s for a constant profile of 1,000 steps at ``q = 256 /
+    32561`` (Adult). Profiles with more than 64 distinct levels are rounded down
+    to 64 (see :func:`pld_epsilon`), and take seconds (up to a minute for wide
+    ranges of small noise). No order of
+    :data:`DEFAULT_ORDERS` certifies less than about ``log(1/delta) / 7914`` short
+    of the KL bound; a smaller RDP target gets the noise of that bound.
     """
+    if accountant not in ("rdp", "pld"):
+        raise ValueError(f"accountant must be 'pld' or 'rdp', got {accountant!r}.")
+    z = _calibrate_rdp(profile, sampling_rates, epsilon, delta)
+    if accountant == "rdp":
+        return z
+    q = _as_sampling_rates(sampling_rates, z.size)
+    step = pld_grid_step(epsilon, z.size)
+
+    def spent(zs):
+        return pld_epsilon(zs, q, delta, step)
+
+    # The ratio PLD / RDP varies slowly with the scale: the second point is the
+    # (cheap, exact) RDP root of epsilon * RDP / PLD at the first.
+    def first_step(f0):
+        target = epsilon * math.exp(-f0)  # f0 ~ log(PLD / RDP) at z
+        return math.log(_calibrate_rdp(profile, q, target, delta)[0] / z[0])
+
+    return scale_to_budget(spent, z, epsilon, first_step=first_step)
+
+
+def scale_to_budget(spent, noise_multipliers, epsilon, rtol=1e-4, first_step=None):
+    """Rescale noise multipliers by one factor so that ``spent`` meets ``epsilon``.
+
+    Parameters
+    ----------
+    spent : callable
+        ``spent(noise_multipliers) -> float``: the epsilon a plan spends (with any
+        steps already charged), non-increasing in a common scale of the plan.
+    noise_multipliers : ndarray of shape (n_steps,)
+        The plan at scale 1 (a first guess; any positive values).
+    epsilon : float
+        The budget, > 0.
+    rtol : float, default=1e-4
+        Stop once ``epsilon * (1 - rtol) <= spent <= epsilon``.
+    first_step : callable or None, default=None
+        ``first_step(f0) -> log s``: the second point to try, given ``f0 =
+        log(spent / epsilon)`` at scale 1. None: ``f0`` (``epsilon ~ 1/s``).
+
+    Returns
+    -------
+    noise_multipliers : ndarray of shape (n_steps,)
+        ``s * noise_multipliers`` with ``spent(...) <= epsilon`` (always), and
+        within ``rtol`` of it unless ``spent`` jumps there (then the smallest scale
+        found on the safe side after 60 evaluations).
+
+    Raises
+    ------
+    ValueError
+        If ``epsilon`` is not > 0, or no scale up to ``e^700`` meets it.
+
+    Notes
+    -----
+    Secant steps on ``(log s, log spent)`` until the root is bracketed, then
+    regula falsi with the Illinois modification. The curve is close to a line
+    (slope -1 for Gaussian-like runs, steeper when a few low-noise steps
+    dominate), so from a guess within a few percent it takes 2-4 evaluations. The
+    safe end of the bracket (``spent <= epsilon``) is what is returned.
+    """
+    epsilon = _check_positive(epsilon, "epsilon")
+    z0 = np.asarray(noise_multipliers, dtype=float)
+    # Aim at the middle of the accepted window [epsilon (1 - rtol), epsilon]: f is
+    # log(spent) relative to that middle, accepted within half the window.
+    log_target = math.log(epsilon) + math.log1p(-0.5 * rtol)
+    half = -math.log1p(-0.5 * rtol)
+
+    def excess(log_s):
+        value = spent(math.exp(log_s) * z0)
+        return min(max(math.log(max(value, 1e-300)), -700.0), 700.0) - log_target
+
+    def done(f):
+        return abs(f) <= half
+
+    x0, f0 = 0.0, excess(0.0)
+    if done(f0):
+        return z0.copy()
+    x1 = float(first_step(f0)) if first_step is not None else f0
+    if x1 == x0:
+        x1 = x0 + (0.01 if f0 > 0 else -0.01)
+    f1 = excess(x1)
+    n_eval = 2
+    # Secant extrapolation until the two last points straddle the root.
+    while (f0 > 0) == (f1 > 0):
+        if done(f1):
+            return math.exp(x1) * z0
+        slope = (f1 - f0) / (x1 - x0)
+        if not slope < 0:
+            slope = -1.0
+        x2 = x1 - f1 / slope
+        # At most 4x further than the last move, and at least 1% of it.
+        move = max(min(abs(x2 - x1), 4.0 * abs(x1 - x0)), 0.01 * abs(x1 - x0))
+        x2 = x1 + math.copysign(move, f1)  # overspending: more noise
+        x0, f0, x1 = x1, f1, x2
+        f1 = excess(x1)
+        n_eval += 1
+        if abs(x1) > 700 or n_eval > 60:
+            raise ValueError("no scale of the noise meets the budget.")
+    if done(f1):
+        return math.exp(x1) * z0
+    (lo, flo), (hi, fhi) = sorted([(x0, f0), (x1, f1)], key=lambda p: -p[1])
+    side = 0
+    for _ in range(60):
+        x = hi - fhi * (hi - lo) / (fhi - flo) if fhi != flo else 0.5 * (lo + hi)
+        if not min(lo, hi) < x < max(lo, hi):
+            x = 0.5 * (lo + hi)
+        f = excess(x)
+        if done(f):
+            return math.exp(x) * z0
+        if f > 0:
+            lo, flo = x, f
+            if side == -1:
+                fhi *= 0.5
+            side = -1
+        else:
+            hi, fhi = x, f
+            if side == 1:
+                flo *= 0.5
+            side = 1
+        if abs(hi - lo) < 1e-12:
+            break
+    return math.exp(hi) * z0
+
+
+def _calibrate_rdp(profile, sampling_rates, epsilon, delta):
+    """The RDP root of :func:`calibrate_poisson_noise_multipliers`."""
     p = np.asarray(profile, dtype=float)
     if p.ndim != 1 or p.size == 0:
         raise ValueError(f"profile must be a non-empty 1-D array, got shape {p.shape}.")

@@ -1,6 +1,5 @@
 """Differentially private linear classifiers trained by noisy gradient descent."""
 
-import copy
 import math
 from numbers import Integral, Real
 
@@ -18,20 +17,21 @@ from ._public_size import count_noise_multiplier, needs_count, resolve_public_si
 from ._randomness import draw_seed, make_generator
 from ._snowball import fit_snowball
 from ._solver import noisy_gradient_descent
+from ._subsampled import scale_to_budget
 from ._validation import validate_fit_data
 from ._warnings import warn_once
 from .accounting import (
     EpsilonDeltaRecord,
     GaussianPrivacyFilter,
     GaussianSteps,
+    PldPrivacyFilter,
     RdpPrivacyFilter,
     _charge_active_ledgers,
     _ledger_guard_state,
     gdp_epsilon,
     gdp_mu,
-    ledger_epsilon,
 )
-from .exceptions import BudgetExhaustedError, WeakPrivacyWarning
+from .exceptions import WeakPrivacyWarning
 from .schedules import (
     MAX_HORIZON,
     AdaptiveSchedule,
@@ -344,6 +344,7 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
             margin_smoothness=margin_smoothness,
             initial_loss=initial_loss,
             sampling_rate=sampling_rate,
+            accountant=self._planning_accountant(),
         )
         oracle_args = (X, y_index, n_outputs, sensitivity, rng, m, sampling_rate)
         if adaptive:
@@ -360,7 +361,12 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
             if count:
                 privacy_filter.charge(z_count)
         else:
-            privacy_filter = RdpPrivacyFilter(self.epsilon, self.delta)
+            # The same accountant approves the plan (the count included), is
+            # calibrated to, and reports: the PLD by default, RDP on request.
+            filter_class = (
+                PldPrivacyFilter if self.accountant == "pld" else RdpPrivacyFilter
+            )
+            privacy_filter = filter_class(self.epsilon, self.delta)
             if count:
                 privacy_filter.charge(z_count, 1.0)
             noise_multipliers, learning_rates = self._reserve_subsampled(
@@ -392,18 +398,10 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
             self.mu_ = privacy_filter.mu_spent
             self.epsilon_ = gdp_epsilon(self.mu_, self.delta_)
         else:
-            # No closed form for subsampled steps: RDP (an upper bound, the one the
-            # filter enforced) or, on request, the tighter PLD.
+            # No closed form for subsampled steps: the epsilon the filter approved
+            # the whole run with (count included), by its accountant.
             self.mu_ = None
-            self.epsilon_ = (
-                privacy_filter.epsilon_spent
-                if self.accountant == "rdp"
-                # Both are upper bounds, so their minimum is one too.
-                else min(
-                    privacy_filter.epsilon_spent,
-                    ledger_epsilon(self.ledger_, self.delta_, accountant="pld"),
-                )
-            )
+            self.epsilon_ = privacy_filter.epsilon_spent
         return self
 
     def _warn_weak_delta(self, public_size):
@@ -475,41 +473,54 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
             )
         return noise_multipliers, learning_rates, normalize_steps
 
+    def _planning_accountant(self):
+        """The accountant the schedule plans with (``ScheduleContext.accountant``).
+
+        A calibrated profile is rescaled against the privacy filter, count
+        included, by :meth:`_reserve_subsampled` with ``accountant``; the cheap RDP
+        root is its starting point (a PLD root here would double the PLD
+        evaluations). A plan of absolute levels whose horizon the budget sets
+        (``PURSchedule``) is only truncated there, so it plans with ``accountant``.
+        """
+        calibrated = isinstance(self.schedule_, NoiseSchedule) and (
+            type(self.schedule_).plan is NoiseSchedule.plan
+        )
+        return "rdp" if calibrated else self.accountant
+
     def _reserve_subsampled(
         self, privacy_filter, noise_multipliers, learning_rates, sampling_rate
     ):
-        """Approve a minibatch plan in the Rényi filter that already holds the count.
+        """Approve a minibatch plan in the filter that already holds the count.
 
         The plan was calibrated to the GDP-equivalent share of the budget the
-        count left. Rényi composition of the count's curve with the subsampled
-        steps' is not additive in epsilon, so the plan is adjusted if needed until the
-        filter accepts it, on trial copies of the filter (public work only:
-        nothing has been read but the noisy count). A calibrated profile is
-        rescaled (the noise multipliers times one common factor); a plan whose
-        levels are absolute and whose length the budget sets (``PURSchedule``)
-        loses its last steps.
+        count left; the count and the subsampled steps do not compose in GDP, so
+        the plan is adjusted against the filter's own accountant (PLD or RDP),
+        which sees the count and the plan together (public work only: nothing has
+        been read but the noisy count). A calibrated profile is rescaled by the
+        one common factor that spends the budget (to 1e-4 relative, never more:
+        :func:`~sklearn_dpgd._subsampled.scale_to_budget`); a plan whose levels
+        are absolute and whose length the budget sets (``PURSchedule``) keeps its
+        longest prefix that fits (bisection: the epsilon grows with the prefix).
         """
 
-        def accepted(z):
-            try:
-                copy.deepcopy(privacy_filter).reserve(z, sampling_rate)
-            except BudgetExhaustedError:
-                return False
-            return True
+        def spent(z):
+            return privacy_filter.epsilon_with(z, sampling_rate)
 
+        budget = float(self.epsilon)
         if type(self.schedule_).plan is not NoiseSchedule.plan:
-            n_run = noise_multipliers.shape[0]
-            while n_run > 1 and not accepted(noise_multipliers[:n_run]):
-                n_run -= 1
-            z, learning_rates = noise_multipliers[:n_run], learning_rates[:n_run]
+            lo, hi = 1, noise_multipliers.shape[0]
+            if spent(noise_multipliers[:hi]) > budget:
+                while hi - lo > 1:  # invariant: lo fits or is 1, hi does not
+                    mid = (lo + hi) // 2
+                    lo, hi = (
+                        (mid, hi)
+                        if spent(noise_multipliers[:mid]) <= budget
+                        else (lo, mid)
+                    )
+                hi = lo
+            z, learning_rates = noise_multipliers[:hi], learning_rates[:hi]
         else:
-            # Usually accepted at once, a little under the budget (the count's
-            # curve is linear in the order, the steps' is not); otherwise the
-            # noise grows by 0.2% until it is. Each check is one Rényi evaluation
-            # of the whole plan, so no exact root is sought.
-            z = noise_multipliers
-            while not accepted(z):
-                z = z * 1.002
+            z = scale_to_budget(spent, noise_multipliers, budget)
         privacy_filter.reserve(z, sampling_rate)
         return z, learning_rates
 
@@ -752,15 +763,20 @@ _PARAMS_OPTIMISER = """\
         sample, every row independently with probability
         ``q = batch_size / m`` (``m`` the public size ``public_n_samples_``), and
         divides by ``q m``. None is the
-        full batch. Subsampled steps are accounted by the Rényi DP of the sampled
-        Gaussian mechanism (Mironov, Talwar & Zhang 2019), under add/remove-one
-        neighbouring only.
-    accountant : {"rdp", "pld"}, default="rdp"
-        How ``epsilon_`` is reported for subsampled steps (full-batch steps always
-        use the exact GDP closed form). Calibration and the privacy filter always
-        use RDP; "pld" additionally composes the ledger with dp-accounting's
-        privacy-loss distributions (Doroshenko et al. 2022) and reports the
-        smaller, still valid, bound.
+        full batch. Subsampled steps are accounted by ``accountant``, under
+        add/remove-one neighbouring only.
+    accountant : {"pld", "rdp"}, default="pld"
+        The accountant of subsampled steps (full-batch steps always use the exact
+        GDP closed form). One accountant does everything: the noise is calibrated
+        to it, the privacy filter approves the whole plan (the noisy count of the
+        public size included) with it before any row is read, and ``epsilon_`` is
+        its value. "pld": the pessimistic privacy-loss distribution of exactly the
+        steps that run (dp-accounting's ``PoissonSampledDpEvent`` of a
+        ``GaussianDpEvent``, connect-the-dots discretisation; Doroshenko et al.,
+        PETS 2022), an upper bound within about 0.5% of a 4x finer grid. "rdp":
+        the Rényi DP of the sampled Gaussian (Mironov, Talwar & Zhang 2019), a
+        looser bound (+6% at ``batch_size=256``, epsilon 0.4 on Adult), so more
+        noise for the same promise.
     clip_norm : float or "auto", default="auto"
         Per-example gradient clipping threshold ``C``: the Frobenius norm over all
         ``n_outputs * (n_features + 1)`` gradient coordinates. Both losses are
@@ -1006,7 +1022,7 @@ class DPLogisticRegression(_BaseDPLinearClassifier):
         average=0.5,
         normalize_steps="auto",
         batch_size=None,
-        accountant="rdp",
+        accountant="pld",
         clip_norm="auto",
         alpha=0.0,
         fit_intercept=True,
@@ -1178,7 +1194,7 @@ class DPHuberSVM(_BaseDPLinearClassifier):
         average=0.5,
         normalize_steps="auto",
         batch_size=None,
-        accountant="rdp",
+        accountant="pld",
         clip_norm="auto",
         alpha=0.0,
         fit_intercept=True,

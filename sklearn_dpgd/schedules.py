@@ -9,8 +9,9 @@ Most schedules give a *profile* of relative noise multipliers, a pure function o
 the number of steps (:meth:`NoiseSchedule.noise_multipliers`). The estimator scales
 the profile by the one factor that spends the user's ``(epsilon, delta)`` exactly:
 in closed form for full-batch steps
-(:func:`sklearn_dpgd.accounting.calibrate_noise_multipliers`), by an RDP root-find
-for Poisson-subsampled ones. Only the shape matters: ``ExponentialDecaySchedule(0.99)``
+(:func:`sklearn_dpgd.accounting.calibrate_noise_multipliers`), by a root-find on the
+privacy-loss-distribution epsilon (or, on request, the RDP one) for Poisson-subsampled
+ones. Only the shape matters: ``ExponentialDecaySchedule(0.99)``
 gives ``z_t = z_0 0.99^t`` with ``z_0`` fixed by the budget. A schedule may also fix
 its own horizon (:meth:`NoiseSchedule.horizon`, used when ``max_iter="auto"``) and
 per-step learning rates (:meth:`NoiseSchedule.learning_rates`).
@@ -121,6 +122,10 @@ class ScheduleContext:
         the initial suboptimality ``F(theta_0) - F*`` without looking at data.
     sampling_rate : float, default=1.0
         Poisson sampling rate ``q`` of each step (1.0: full batch).
+    accountant : {"pld", "rdp"}, default="pld"
+        The accountant Poisson-subsampled steps are calibrated with: privacy-loss
+        distributions (tight; Doroshenko et al. 2022) or Rényi DP (Mironov, Talwar
+        & Zhang 2019). Full-batch steps always use the exact GDP closed form.
     """
 
     epsilon: float
@@ -135,6 +140,7 @@ class ScheduleContext:
     margin_smoothness: float
     initial_loss: float
     sampling_rate: float = 1.0
+    accountant: str = "pld"
 
     @property
     def gradient_dim(self):
@@ -179,8 +185,11 @@ class ScheduleContext:
 
         Full batch: GDP in closed form
         (:func:`~sklearn_dpgd.accounting.calibrate_noise_multipliers`); Poisson
-        subsampling: a root-find on the RDP of the subsampled Gaussian (Mironov,
-        Talwar & Zhang 2019).
+        subsampling: a root-find on the epsilon of ``accountant``, by default the
+        pessimistic PLD epsilon of the run (Doroshenko et al. 2022), started from
+        the root for the RDP of the subsampled Gaussian (Mironov, Talwar & Zhang
+        2019); see
+        :func:`~sklearn_dpgd._subsampled.calibrate_poisson_noise_multipliers`.
 
         Parameters
         ----------
@@ -199,7 +208,11 @@ class ScheduleContext:
         from ._subsampled import calibrate_poisson_noise_multipliers
 
         return calibrate_poisson_noise_multipliers(
-            profile, self.sampling_rate, self.epsilon, self.delta
+            profile,
+            self.sampling_rate,
+            self.epsilon,
+            self.delta,
+            accountant=self.accountant,
         )
 
     def budget_horizon(self, noise_multipliers):
@@ -224,7 +237,9 @@ class ScheduleContext:
 
         def fits(t):
             return t == 0 or (
-                poisson_gaussian_epsilon(z[:t], self.sampling_rate, self.delta)
+                poisson_gaussian_epsilon(
+                    z[:t], self.sampling_rate, self.delta, accountant=self.accountant
+                )
                 <= self.epsilon
             )
 

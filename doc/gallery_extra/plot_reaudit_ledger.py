@@ -69,8 +69,9 @@ for accountant in ("gdp", "rdp", "pld"):
 print(f"zCDP conversion      = {zcdp_epsilon(gdp_to_zcdp(mu), delta):.6f}")
 
 # %%
-# Minibatch: no closed form. The estimator reported the RDP bound, which the
-# ledger reproduces; PLD is tighter and also valid.
+# Minibatch: no closed form. The estimator calibrated to and reported the
+# (pessimistic) PLD epsilon, which the ledger reproduces; RDP is a looser, also
+# valid, cross-check.
 print("ledger:", mini.ledger_)
 print(f"epsilon_ (reported)  = {mini.epsilon_:.6f}")
 for accountant in ("rdp", "pld"):
