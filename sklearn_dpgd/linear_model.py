@@ -17,7 +17,7 @@ from ._public_size import count_noise_multiplier, needs_count, resolve_public_si
 from ._randomness import draw_seed, make_generator
 from ._snowball import fit_snowball
 from ._solver import noisy_gradient_descent
-from ._subsampled import scale_to_budget
+from ._subsampled import DEFAULT_ORDERS, poisson_gaussian_rdp, scale_to_budget
 from ._validation import validate_fit_data
 from ._warnings import warn_once
 from .accounting import (
@@ -26,8 +26,10 @@ from .accounting import (
     GaussianSteps,
     PldPrivacyFilter,
     RdpPrivacyFilter,
+    RenyiPrivacyFilter,
     _charge_active_ledgers,
     _ledger_guard_state,
+    best_filter_order,
     gdp_epsilon,
     gdp_mu,
 )
@@ -54,6 +56,54 @@ _SENSITIVITY_FACTOR = {"add_remove": 1.0, "replace": 2.0}
 # both losses), chosen with clip_norm="auto" on holdouts of Adult's and Bank's
 # training splits (benchmarks/bench_accuracy.py --ablation).
 _NORMALIZED_STEP_LENGTH = 0.5
+
+
+def _fixed_order_filter(epsilon, delta):
+    """A Rényi filter whose order depends on (epsilon, delta) only.
+
+    The order maximises the budget left by the RDP-to-DP conversion per unit of a
+    Gaussian curve (:func:`~sklearn_dpgd.accounting.best_filter_order` with
+    ``alpha / 2``), among integer orders (the subsampled-Gaussian bound needs
+    them); it is fixed before anything is read.
+    """
+    orders = DEFAULT_ORDERS[DEFAULT_ORDERS == np.round(DEFAULT_ORDERS)]
+    order = best_filter_order(epsilon, delta, orders, orders / 2.0)
+    return RenyiPrivacyFilter(epsilon, delta, int(order))
+
+
+def _fit_plan_at_order(
+    privacy_filter, noise_multipliers, learning_rates, q, *, truncate
+):
+    """Fit a minibatch plan into what a fixed-order Rényi filter has left.
+
+    A calibrated profile is scaled by the smallest common factor whose RDP at
+    the filter's order fits (bisection on the log factor, then a 1e-9 margin so
+    that the per-step charges, summed one by one, fit too); a plan of absolute
+    levels (``truncate``) keeps its longest prefix that fits.
+
+    Returns
+    -------
+    noise_multipliers, learning_rates : ndarray of shape (n_run,)
+    """
+    order = np.array([float(privacy_filter.order)])
+    left = privacy_filter.remaining()
+
+    def cost(z):
+        return float(poisson_gaussian_rdp(z, q, order)[0])
+
+    if truncate:
+        n_run = noise_multipliers.shape[0]
+        while n_run > 1 and cost(noise_multipliers[:n_run]) > left:
+            n_run -= 1
+        return noise_multipliers[:n_run], learning_rates[:n_run]
+    low, high = -20.0, 20.0  # log of the factor
+    for _ in range(100):
+        middle = 0.5 * (low + high)
+        if cost(noise_multipliers * math.exp(middle)) <= left:
+            high = middle
+        else:
+            low = middle
+    return noise_multipliers * (math.exp(high) * (1.0 + 1e-9)), learning_rates
 
 
 class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEstimator):
@@ -363,15 +413,29 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
         else:
             # The same accountant approves the plan (the count included), is
             # calibrated to, and reports: the PLD by default, RDP on request.
-            filter_class = (
-                PldPrivacyFilter if self.accountant == "pld" else RdpPrivacyFilter
-            )
-            privacy_filter = filter_class(self.epsilon, self.delta)
             if count:
+                # The plan's sampling rate batch_size / m depends on the count's
+                # output, so the plan is chosen adaptively: only a filter at one
+                # Rényi order fixed before the count is valid for that (Feldman &
+                # Zrnic, NeurIPS 2021, Thm 3.1). Declaring public_n_samples lets
+                # the tight accountants below approve a plan fixed in advance.
+                privacy_filter = _fixed_order_filter(self.epsilon, self.delta)
                 privacy_filter.charge(z_count, 1.0)
-            noise_multipliers, learning_rates = self._reserve_subsampled(
-                privacy_filter, noise_multipliers, learning_rates, sampling_rate
-            )
+                noise_multipliers, learning_rates = _fit_plan_at_order(
+                    privacy_filter,
+                    noise_multipliers,
+                    learning_rates,
+                    sampling_rate,
+                    truncate=type(self.schedule_).plan is not NoiseSchedule.plan,
+                )
+            else:
+                filter_class = (
+                    PldPrivacyFilter if self.accountant == "pld" else RdpPrivacyFilter
+                )
+                privacy_filter = filter_class(self.epsilon, self.delta)
+                noise_multipliers, learning_rates = self._reserve_subsampled(
+                    privacy_filter, noise_multipliers, learning_rates, sampling_rate
+                )
         oracle = self._make_oracle(*oracle_args, privacy_filter)
         coef, intercept, n_iter = noisy_gradient_descent(
             oracle,
@@ -392,16 +456,24 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
         # per-step noise multipliers.
         self.noise_multipliers_ = privacy_filter.noise_multipliers[int(count) :]
         self.ledger_ = privacy_filter.ledger
-        ledger_charge.settle(self.ledger_)
+        # An adaptively chosen plan is recorded by the guarantee its filter
+        # enforced (composing its steps as if fixed in advance would understate).
+        adaptive_plan = count and not full_batch
+        ledger_charge.settle(planned if adaptive_plan else self.ledger_)
         self.delta_ = float(self.delta)
         if full_batch:
             self.mu_ = privacy_filter.mu_spent
             self.epsilon_ = gdp_epsilon(self.mu_, self.delta_)
         else:
             # No closed form for subsampled steps: the epsilon the filter approved
-            # the whole run with (count included), by its accountant.
+            # the whole run with (count included), by its accountant; for a plan
+            # chosen after the count, the fixed-order filter's guarantee.
             self.mu_ = None
-            self.epsilon_ = privacy_filter.epsilon_spent
+            self.epsilon_ = (
+                float(privacy_filter.epsilon)
+                if adaptive_plan
+                else privacy_filter.epsilon_spent
+            )
         return self
 
     def _warn_weak_delta(self, public_size):
@@ -776,7 +848,11 @@ _PARAMS_OPTIMISER = """\
         PETS 2022), an upper bound within about 0.5% of a 4x finer grid. "rdp":
         the Rényi DP of the sampled Gaussian (Mironov, Talwar & Zhang 2019), a
         looser bound (+6% at ``batch_size=256``, epsilon 0.4 on Adult), so more
-        noise for the same promise.
+        noise for the same promise. Both apply to a plan fixed in advance, i.e.
+        with a declared ``public_n_samples``: when the size is estimated, the
+        plan depends on the noisy count, and a Rényi filter at one order fixed
+        from ``(epsilon, delta)`` before the count approves it instead (Feldman &
+        Zrnic, NeurIPS 2021, Thm 3.1; the privacy page, "Accounting").
     clip_norm : float or "auto", default="auto"
         Per-example gradient clipping threshold ``C``: the Frobenius norm over all
         ``n_outputs * (n_features + 1)`` gradient coordinates. Both losses are

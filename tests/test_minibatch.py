@@ -25,6 +25,7 @@ from sklearn_dpgd.accounting import (
     compress_ledger,
     ledger_epsilon,
 )
+from sklearn_dpgd.linear_model import _fixed_order_filter
 
 from . import _reference as ref
 
@@ -58,19 +59,17 @@ def test_minibatch_spends_the_budget_and_learns(Estimator, schedule):
         max_iter=200,
         schedule=schedule,
         random_state=0,
+        # A declared size: the plan is fixed in advance, so the PLD may approve it
+        # (with an estimated size, see the next test).
+        public_n_samples=3000,
     ).fit(X, y)
     assert clf.epsilon_ <= 2.0
-    # The count and the subsampled steps are composed in one PLD, and the plan is
-    # rescaled until that PLD spends the budget (to 1e-4, never more).
+    # The subsampled steps are composed in one PLD, and the plan is rescaled until
+    # that PLD spends the budget (to 1e-4, never more).
     assert clf.epsilon_ >= 2.0 * (1 - 1e-4)
     assert clf.mu_ is None  # no closed form for subsampled steps
-    # The first entry is the noisy count of the public size (full batch); the
-    # steps sample at q = batch_size / public_n_samples_.
-    count, *steps = clf.ledger_
-    assert count.sampling_rate == 1.0 and count.count == 1
-    q = 100 / clf.public_n_samples_
-    assert all(r.sampling_rate == pytest.approx(q) for r in steps)
-    assert sum(r.count for r in steps) == clf.n_iter_ == 200
+    assert all(r.sampling_rate == pytest.approx(100 / 3000) for r in clf.ledger_)
+    assert sum(r.count for r in clf.ledger_) == clf.n_iter_ == 200
     # Non-private logistic regression reaches 0.722 on these data.
     assert clf.score(X, y) > 0.65
     # The ledger alone re-audits the fit: exactly on the filter's grid, and its
@@ -80,6 +79,35 @@ def test_minibatch_spends_the_budget_and_learns(Estimator, schedule):
     assert pld_epsilon(z, q, 1e-6, pld_grid_step(2.0, z.size)) == clf.epsilon_
     assert ledger_epsilon(clf.ledger_, 1e-6) == clf.epsilon_
     assert ledger_epsilon(clf.ledger_, 1e-6, accountant="rdp") > 2.0
+
+
+@pytest.mark.parametrize(
+    "schedule",
+    [None, ExponentialDecaySchedule(0.99), PURSchedule()],
+    ids=["uniform", "exp", "pur"],
+)
+def test_minibatch_with_an_estimated_size_uses_a_fixed_order_filter(schedule):
+    # q = batch_size / m is chosen after the noisy count m: only a Rényi filter at
+    # an order fixed before the count is valid for such an adaptive choice. Its
+    # order depends on (epsilon, delta) alone; the count and the steps fill its
+    # budget, and epsilon_ is its guarantee.
+    X, y = _data()
+    clf = DPLogisticRegression(
+        epsilon=2.0, delta=1e-6, batch_size=100, schedule=schedule, random_state=0
+    ).fit(X, y)
+    assert clf.epsilon_ == 2.0
+    count, *steps = clf.ledger_
+    assert count.sampling_rate == 1.0 and count.count == 1
+    q = 100 / clf.public_n_samples_
+    assert all(r.sampling_rate == pytest.approx(q) for r in steps)
+    filt = _fixed_order_filter(2.0, 1e-6)
+    spent = sum(filt.cost(r) for r in clf.ledger_)
+    assert spent <= filt.budget
+    if schedule is None or isinstance(schedule, ExponentialDecaySchedule):
+        assert spent >= filt.budget * (1 - 1e-6)  # a calibrated plan spends it all
+    # The PLD of the same steps, composed as if fixed in advance, is smaller: it
+    # is not a valid bound for a plan chosen after the count.
+    assert ledger_epsilon(clf.ledger_, 1e-6) < clf.epsilon_
 
 
 def test_minibatch_step_matches_reference_on_the_sampled_rows():
@@ -114,11 +142,18 @@ def test_minibatch_step_matches_reference_on_the_sampled_rows():
 
 def test_pld_default_needs_less_noise_than_rdp_for_the_same_promise():
     X, y = _data()
-    kw = dict(epsilon=1.0, delta=1e-6, batch_size=60, max_iter=300, random_state=0)
+    kw = dict(
+        epsilon=1.0,
+        delta=1e-6,
+        batch_size=60,
+        max_iter=300,
+        random_state=0,
+        public_n_samples=3000,  # a plan fixed in advance (see the test above)
+    )
     rdp = DPLogisticRegression(accountant="rdp", **kw).fit(X, y)
     pld = DPLogisticRegression(**kw).fit(X, y)
     assert DPLogisticRegression().accountant == "pld"
-    # Both spend the budget, each by its own accountant (count included).
+    # Both spend the budget, each by its own accountant.
     assert 1.0 * (1 - 1e-4) <= rdp.epsilon_ <= 1.0
     assert 1.0 * (1 - 1e-4) <= pld.epsilon_ <= 1.0
     assert rdp.epsilon_ == pytest.approx(
@@ -158,7 +193,12 @@ def test_pur_with_minibatches_stops_at_the_budget():
 
     X, y = _data()
     clf = DPLogisticRegression(
-        epsilon=1.0, delta=1e-6, batch_size=300, schedule=PURSchedule(), random_state=0
+        epsilon=1.0,
+        delta=1e-6,
+        batch_size=300,
+        schedule=PURSchedule(),
+        random_state=0,
+        public_n_samples=3000,  # a plan fixed in advance: the PLD decides
     ).fit(X, y)
     assert clf.epsilon_ <= 1.0 and clf.n_iter_ >= 1
     # One more step at PUR's next noise level would overspend.
