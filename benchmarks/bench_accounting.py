@@ -1,6 +1,6 @@
 """Tight (PLD) against RDP accounting for minibatch fits on Adult.
 
-    python benchmarks/bench_accounting.py [--data-home ../shared/data] [--seeds 3]
+    python benchmarks/bench_accounting.py [--data-home DIR] [--seeds 3]
 
 Adult (standard split, the papers' preprocessing), ``batch_size=256`` (Poisson
 sampling at ``q = 256 / public_n_samples_``), delta = 1e-8, the default uniform
@@ -97,7 +97,12 @@ def timing_table():
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data-home", default="../shared/data")
+    parser.add_argument(
+        "--data-home",
+        default=None,
+        help="data folder (default: $SKLEARN_DPGD_DATA, else scikit-learn's data "
+        "home; Adult is downloaded into it on first use)",
+    )
     parser.add_argument("--seeds", type=int, default=3)
     args = parser.parse_args()
     warnings.simplefilter("ignore")

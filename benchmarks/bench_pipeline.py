@@ -1,8 +1,8 @@
 """End-to-end private pipelines on Adult: from the raw DataFrame, one total epsilon.
 
-Run from the repository root (the data stay in ../shared/data)::
+Run from the repository root (Adult is downloaded on first use; see --data-home)::
 
-    python benchmarks/bench_pipeline.py [--data-home ../shared/data] [--seeds 3]
+    python benchmarks/bench_pipeline.py [--data-home DIR] [--seeds 3]
 
 Rows (test accuracy, mean and std over the seeds, Adult's standard split,
 delta = 1e-8, the classifier's defaults; nothing is tuned on the test split):
@@ -176,7 +176,12 @@ def _diffprivlib_row(python, X, X_test, y, y_test, seeds):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data-home", default="../shared/data")
+    parser.add_argument(
+        "--data-home",
+        default=None,
+        help="data folder (default: $SKLEARN_DPGD_DATA, else scikit-learn's data "
+        "home; Adult is downloaded into it on first use)",
+    )
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument(
         "--others-python", default=os.environ.get("SKLEARN_DPGD_OTHERS_PYTHON")

@@ -122,7 +122,7 @@ def fit_table(data_home, repeat):
     finally:
         _secure.os.urandom = counter._urandom
     if counter.n_bytes == 0:
-        print("(no OS bytes read: secure_mode is not wired into the estimator yet)")
+        raise RuntimeError("no OS bytes read: secure_mode did not reach the sampler")
 
 
 def main():
