@@ -44,20 +44,11 @@ class PublicSize:
     n_samples : int
         ``m``: the size every rule and divisor uses, >= 2.
     source : {"declared", "replace", "estimated"}
-        Where it came from.
-    noise_multiplier : float or None
-        Noise std of the count (sensitivity 1) when it was estimated; None
-        otherwise (nothing was charged).
+        Where it came from ("estimated": a noisy count was run and charged).
     """
 
     n_samples: int
     source: str
-    noise_multiplier: float | None = None
-
-    @property
-    def estimated(self):
-        """Whether a private count was run (and must be accounted)."""
-        return self.noise_multiplier is not None
 
 
 def count_noise_multiplier(mu, share=COUNT_SHARE):
@@ -115,7 +106,7 @@ def resolve_public_size(
     if neighboring == "replace":
         return PublicSize(int(n_rows), "replace")
     noisy = n_rows + noise_multiplier * float(rng.standard_normal())
-    return PublicSize(max(2, int(round(noisy))), "estimated", float(noise_multiplier))
+    return PublicSize(max(2, int(round(noisy))), "estimated")
 
 
 def needs_count(neighboring, public_n_samples):

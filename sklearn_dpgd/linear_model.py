@@ -71,41 +71,6 @@ def _fixed_order_filter(epsilon, delta):
     return RenyiPrivacyFilter(epsilon, delta, int(order))
 
 
-def _fit_plan_at_order(
-    privacy_filter, noise_multipliers, learning_rates, q, *, truncate
-):
-    """Fit a minibatch plan into what a fixed-order Rényi filter has left.
-
-    A calibrated profile is scaled by the smallest common factor whose RDP at
-    the filter's order fits (bisection on the log factor, then a 1e-9 margin so
-    that the per-step charges, summed one by one, fit too); a plan of absolute
-    levels (``truncate``) keeps its longest prefix that fits.
-
-    Returns
-    -------
-    noise_multipliers, learning_rates : ndarray of shape (n_run,)
-    """
-    order = np.array([float(privacy_filter.order)])
-    left = privacy_filter.remaining()
-
-    def cost(z):
-        return float(poisson_gaussian_rdp(z, q, order)[0])
-
-    if truncate:
-        n_run = noise_multipliers.shape[0]
-        while n_run > 1 and cost(noise_multipliers[:n_run]) > left:
-            n_run -= 1
-        return noise_multipliers[:n_run], learning_rates[:n_run]
-    low, high = -20.0, 20.0  # log of the factor
-    for _ in range(100):
-        middle = 0.5 * (low + high)
-        if cost(noise_multipliers * math.exp(middle)) <= left:
-            high = middle
-        else:
-            low = middle
-    return noise_multipliers * (math.exp(high) * (1.0 + 1e-9)), learning_rates
-
-
 class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEstimator):
     """Shared fit/predict of the private linear classifiers (one loss per subclass)."""
 
@@ -421,21 +386,29 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
                 # the tight accountants below approve a plan fixed in advance.
                 privacy_filter = _fixed_order_filter(self.epsilon, self.delta)
                 privacy_filter.charge(z_count, 1.0)
-                noise_multipliers, learning_rates = _fit_plan_at_order(
-                    privacy_filter,
-                    noise_multipliers,
-                    learning_rates,
-                    sampling_rate,
-                    truncate=type(self.schedule_).plan is not NoiseSchedule.plan,
-                )
+                order = np.array([float(privacy_filter.order)])
+
+                def spent(z):  # RDP (nats) at the filter's order, count included
+                    rdp = poisson_gaussian_rdp(z, sampling_rate, order)[0]
+                    return privacy_filter.rdp_spent + float(rdp)
+
+                # One order is cheap to evaluate: spend the budget to 1e-6.
+                budget, rtol = privacy_filter.budget, 1e-6
             else:
                 filter_class = (
                     PldPrivacyFilter if self.accountant == "pld" else RdpPrivacyFilter
                 )
                 privacy_filter = filter_class(self.epsilon, self.delta)
-                noise_multipliers, learning_rates = self._reserve_subsampled(
-                    privacy_filter, noise_multipliers, learning_rates, sampling_rate
-                )
+
+                def spent(z):
+                    return privacy_filter.epsilon_with(z, sampling_rate)
+
+                budget, rtol = float(self.epsilon), 1e-4
+            noise_multipliers, learning_rates = self._fit_plan_to_budget(
+                spent, budget, noise_multipliers, learning_rates, rtol
+            )
+            if not count:  # the fixed-order filter is charged step by step
+                privacy_filter.reserve(noise_multipliers, sampling_rate)
         oracle = self._make_oracle(*oracle_args, privacy_filter)
         coef, intercept, n_iter = noisy_gradient_descent(
             oracle,
@@ -549,7 +522,7 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
         """The accountant the schedule plans with (``ScheduleContext.accountant``).
 
         A calibrated profile is rescaled against the privacy filter, count
-        included, by :meth:`_reserve_subsampled` with ``accountant``; the cheap RDP
+        included, by :meth:`_fit_plan_to_budget` with ``accountant``; the cheap RDP
         root is its starting point (a PLD root here would double the PLD
         evaluations). A plan of absolute levels whose horizon the budget sets
         (``PURSchedule``) is only truncated there, so it plans with ``accountant``.
@@ -559,26 +532,36 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
         )
         return "rdp" if calibrated else self.accountant
 
-    def _reserve_subsampled(
-        self, privacy_filter, noise_multipliers, learning_rates, sampling_rate
+    def _fit_plan_to_budget(
+        self, spent, budget, noise_multipliers, learning_rates, rtol
     ):
-        """Approve a minibatch plan in the filter that already holds the count.
+        """Fit a minibatch plan into what the filter holding the count has left.
 
         The plan was calibrated to the GDP-equivalent share of the budget the
         count left; the count and the subsampled steps do not compose in GDP, so
-        the plan is adjusted against the filter's own accountant (PLD or RDP),
-        which sees the count and the plan together (public work only: nothing has
-        been read but the noisy count). A calibrated profile is rescaled by the
-        one common factor that spends the budget (to 1e-4 relative, never more:
+        the plan is adjusted against ``spent``, the filter's own accountant with
+        the count included (public work only: nothing has been read but the noisy
+        count). A calibrated profile is rescaled by the one common factor that
+        spends ``budget`` (to ``rtol`` relative, never more:
         :func:`~sklearn_dpgd._subsampled.scale_to_budget`); a plan whose levels
         are absolute and whose length the budget sets (``PURSchedule``) keeps its
-        longest prefix that fits (bisection: the epsilon grows with the prefix).
+        longest prefix that fits (bisection: the spend grows with the prefix).
+
+        Parameters
+        ----------
+        spent : callable
+            ``spent(z) -> float``: the filter's spend (epsilon, or RDP at its
+            order) with the plan ``z`` added.
+        budget : float
+            The most ``spent`` may return.
+        noise_multipliers, learning_rates : ndarray of shape (n_steps,)
+        rtol : float
+            Relative tolerance of the rescaled spend below ``budget``.
+
+        Returns
+        -------
+        noise_multipliers, learning_rates : ndarray of shape (n_run,)
         """
-
-        def spent(z):
-            return privacy_filter.epsilon_with(z, sampling_rate)
-
-        budget = float(self.epsilon)
         if type(self.schedule_).plan is not NoiseSchedule.plan:
             lo, hi = 1, noise_multipliers.shape[0]
             if spent(noise_multipliers[:hi]) > budget:
@@ -590,10 +573,8 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
                         else (lo, mid)
                     )
                 hi = lo
-            z, learning_rates = noise_multipliers[:hi], learning_rates[:hi]
-        else:
-            z = scale_to_budget(spent, noise_multipliers, budget)
-        privacy_filter.reserve(z, sampling_rate)
+            return noise_multipliers[:hi], learning_rates[:hi]
+        z = scale_to_budget(spent, noise_multipliers, budget, rtol=rtol)
         return z, learning_rates
 
     def _learning_rate(self, n_steps, context, normalize_steps):
