@@ -390,5 +390,13 @@ def fit_snowball(estimator, X, y_index, n_outputs, *, seed):
     estimator.ledger_ = privacy_filter.ledger
     estimator.mu_ = None
     estimator.delta_ = float(estimator.delta)
-    estimator.epsilon_ = privacy_filter.epsilon_spent
+    if count_z is None:
+        estimator.epsilon_ = privacy_filter.epsilon_spent
+    else:
+        # The plan was chosen from the noisy count, so only the curve it was
+        # designed to, uniformly over m, is a valid bound (adaptive composition
+        # of RDP at every order; Mironov, CSF 2017, Prop. 1): the count's plus
+        # rho_train's, not the realised plan's converted after the fact.
+        design = 0.5 * DEFAULT_ORDERS * (count_z**-2 + rho_train**2)
+        estimator.epsilon_ = rdp_epsilon(design, DEFAULT_ORDERS, estimator.delta)
     return estimator
