@@ -23,6 +23,7 @@ composition, Dwork & Roth 2014, Thm 3.16). Either way the total is at most
 exceed it, and ``epsilon_`` is that ledger's exact composition.
 """
 
+import math
 import warnings
 from copy import deepcopy
 from numbers import Integral, Real
@@ -101,7 +102,10 @@ def _safe_reason(est):
         frequency = params.get("min_frequency") is None and (
             params.get("max_categories") is None
         )
-        return "explicit categories" if explicit and frequency else None
+        # handle_unknown="error" makes fit raise with the unknown value in the
+        # message: a private value released by an error.
+        quiet = params.get("handle_unknown") != "error"
+        return "explicit categories" if explicit and frequency and quiet else None
     if (
         name == "SimpleImputer"
         and params.get("strategy") == "constant"
@@ -135,9 +139,10 @@ def find_privacy_leaks(estimator):
     that is safe as it is: row-wise or stateless (``Normalizer``, ``Binarizer``,
     ``PolynomialFeatures``, ``FunctionTransformer`` without an inverse check,
     ``MissingIndicator(features="all")``), or fixed by public parameters
-    (``OneHotEncoder``/``OrdinalEncoder`` with explicit ``categories`` and no
-    frequency filter, ``SimpleImputer(strategy="constant",
-    keep_empty_features=True)`` without ``add_indicator``).
+    (``OneHotEncoder``/``OrdinalEncoder`` with explicit ``categories``, no
+    frequency filter and ``handle_unknown`` other than ``"error"``,
+    ``SimpleImputer(strategy="constant", keep_empty_features=True)`` without
+    ``add_indicator``).
 
     Parameters
     ----------
@@ -481,8 +486,19 @@ class PrivatePipeline(NotFittedAttributesMixin, MetaEstimatorMixin, _BaseComposi
                 pipe.fit(X, y, **fit_params)
         self.pipeline_ = pipe
         self.ledger_ = ledger
-        self.delta_ = float(self.delta)
-        self.epsilon_ = ledger.epsilon(self.delta_)
+        if self.accounting_ == "gdp":
+            # Gaussian steps with GDP shares fixed in advance compose exactly,
+            # adaptively too (Dong, Roth & Su 2022, Thm 3.2).
+            self.delta_ = float(self.delta)
+            self.epsilon_ = ledger.epsilon(self.delta_)
+        else:
+            # A step's plan may depend on an earlier step's release (the columns
+            # a private encoder keeps set the classifier's dimension), so only the
+            # basic composition of the shares fixed in advance is a valid bound
+            # (Dwork & Roth 2014, Thm 3.16), not the ledger's composition of what
+            # ran as if it had been fixed.
+            self.epsilon_ = math.fsum(e for e, _ in self.budget_.values())
+            self.delta_ = math.fsum(d for _, d in self.budget_.values())
         first = pipe.steps[0][1]
         for attr in ("n_features_in_", "feature_names_in_"):
             if hasattr(first, attr):

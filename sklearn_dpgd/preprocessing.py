@@ -566,6 +566,15 @@ def stable_histogram_threshold(epsilon, delta, n_features, neighboring="add_remo
     return sigma, tau
 
 
+def _category_key(value):
+    """A bin key that tells apart every spelling of a category.
+
+    ``(type name, repr, value)``: equal type and repr mean the same value, so the
+    value kept in the key is the same whichever row supplied it.
+    """
+    return type(value).__name__, repr(value), value
+
+
 class DPOneHotEncoder(_PrivateTransformer):
     """One-hot encoding with declared or privately selected categories.
 
@@ -681,9 +690,13 @@ class DPOneHotEncoder(_PrivateTransformer):
         rng = self._charge(record)
         self.categories_ = []
         for j in range(d):
-            counts = Counter(v for v in X[:, j] if not _is_missing(v))
-            values = sorted(counts, key=str)
-            noisy = np.array([counts[v] for v in values], dtype=float)
+            # One bin per exact spelling (type and repr): values Python calls
+            # equal (1, 1.0, True; 0.0, -0.0) must not share a bin whose released
+            # form would be that of whichever row came first.
+            counts = Counter(_category_key(v) for v in X[:, j] if not _is_missing(v))
+            keys = sorted(counts, key=lambda k: (k[1], k[0]))
+            values = [value for _, _, value in keys]
+            noisy = np.array([counts[k] for k in keys], dtype=float)
             noisy += sigma * np.asarray(rng.standard_normal(len(values)))
             kept = [v for v, c in zip(values, noisy, strict=True) if c > tau]
             self.categories_.append(np.array(kept, dtype=object))
