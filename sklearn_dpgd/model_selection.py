@@ -817,7 +817,7 @@ class LinearScalingSearch(_BasePrivateSearch):
     __doc__ = """Tune (learning rate, steps) by private extrapolation of the radius.
 
     The rule of Panda et al. ("A new linear scaling rule for private adaptive
-    hyperparameter optimization", ICML 2024; seed 001, Sec. 2.1-2.2 and eq. (1)):
+    hyperparameter optimization", ICML 2024, Sec. 2.1-2.2 and eq. (1)):
     for noisy gradient descent the excess risk is governed by the *noisy radius*
     ``r = learning_rate * max_iter``, and the best radius grows about linearly in
     the budget of the run. Two cheap private random searches, at candidate

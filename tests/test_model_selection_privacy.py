@@ -414,9 +414,5 @@ def test_declared_size_makes_attributes_independent_of_n(data, estimator):
         )
         for n in (X.shape[0] - 1, X.shape[0])
     ]
-    wired = hasattr(searches[0].best_estimator_, "public_n_samples_")
-    if estimator.max_iter == "auto" and not wired:
-        pytest.skip("the estimators' size rules do not use public_n_samples yet")
-    if wired:
-        assert searches[0].best_estimator_.public_n_samples_ == 550
+    assert searches[0].best_estimator_.public_n_samples_ == 550
     assert _public_attributes(searches[0]) == _public_attributes(searches[1])
