@@ -27,12 +27,19 @@ __all__ = [
     "COUNT_SHARE",
     "PublicSize",
     "count_noise_multiplier",
+    "SENSITIVITY_FACTOR",
     "needs_count",
     "resolve_public_size",
+    "split_count_budget",
 ]
 
 # Share of the squared GDP (or zCDP) budget spent on the noisy row count.
 COUNT_SHARE = 0.01
+
+# L2 sensitivity of a sum of per-row terms of norm <= 1, by neighbouring relation:
+# adding or removing a row changes one term; replacing one changes it by up to 2.
+# (Slots of a fixed size turn an addition into a replacement: see the privacy page.)
+SENSITIVITY_FACTOR = {"add_remove": 1.0, "replace": 2.0}
 
 
 @dataclass(frozen=True)
@@ -107,6 +114,34 @@ def resolve_public_size(
         return PublicSize(int(n_rows), "replace")
     noisy = n_rows + noise_multiplier * float(rng.standard_normal())
     return PublicSize(max(2, int(round(noisy))), "estimated")
+
+
+def split_count_budget(mu, neighboring, public_n_samples):
+    """The count's noise and the GDP budget it leaves, for a fit of budget ``mu``.
+
+    Gaussian mechanisms compose in GDP by adding ``mu**2`` (Dong, Roth & Su, JRSS B
+    2022, Cor. 3.3), so the count's ``(1 / z)**2`` comes off the rest's share.
+
+    Parameters
+    ----------
+    mu : float
+        GDP budget of the whole fit, > 0.
+    neighboring : {"add_remove", "replace"}
+    public_n_samples : int or None
+
+    Returns
+    -------
+    z_count : float or None
+        Noise multiplier of the count (:func:`count_noise_multiplier`), or None
+        when no count is needed (:func:`needs_count`).
+    mu_rest : float
+        ``sqrt(mu**2 - z_count**-2)``: the budget left for the other mechanisms
+        (``mu`` when there is no count).
+    """
+    if not needs_count(neighboring, public_n_samples):
+        return None, mu
+    z_count = count_noise_multiplier(mu)
+    return z_count, math.sqrt(mu * mu - z_count**-2)
 
 
 def needs_count(neighboring, public_n_samples):

@@ -52,7 +52,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._errors import NotFittedAttributesMixin, refuse_sample_weight
-from ._public_size import count_noise_multiplier, needs_count, resolve_public_size
+from ._public_size import SENSITIVITY_FACTOR, resolve_public_size, split_count_budget
 from ._randomness import draw_seed, make_generator, spawn_seeds
 from ._validation import validate_fit_data
 from ._warnings import warn_once
@@ -70,7 +70,7 @@ __all__ = ["OutputPerturbationClassifier", "PhasedLocalizationClassifier"]
 # Sensitivity factor f of the regularised minimiser with the public divisor m:
 # L / (m alpha) when a row is added or removed, 2 L / (m alpha) when one is replaced
 # (see OutputPerturbationClassifier).
-_OUTPUT_FACTOR = {"add_remove": 1.0, "replace": 2.0}
+_OUTPUT_FACTOR = SENSITIVITY_FACTOR
 
 # Sensitivity factor of a phase of PhasedLocalizationClassifier, in units of
 # L eta_i: neighbours differ in the content of one slot (a replacement, also under
@@ -202,12 +202,11 @@ class _BaselineClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEstimat
         """
         # Aim a hair below the budget so that the recomputed epsilon_ never exceeds it.
         mu = gdp_mu(self.epsilon, self.delta) * (1.0 - 1e-11)
-        if not needs_count(self.neighboring, self.public_n_samples):
+        z_count, mu_train = split_count_budget(
+            mu, self.neighboring, self.public_n_samples
+        )
+        if z_count is None:
             return mu, None, (GaussianSteps(1.0 / mu),)
-        z_count = count_noise_multiplier(mu)
-        # Gaussian mechanisms compose in GDP by adding mu^2 (Dong, Roth & Su 2022,
-        # Cor. 3.3): the count's (1 / z)^2 comes off the training's share.
-        mu_train = math.sqrt(mu * mu - z_count**-2)
         return (
             mu_train,
             z_count,

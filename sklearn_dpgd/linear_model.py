@@ -13,7 +13,11 @@ from . import _losses
 from ._dask import check_fit_data, is_dask_collection, map_rows
 from ._errors import NotFittedAttributesMixin, refuse_sample_weight
 from ._oracle import PrivateGradientOracle
-from ._public_size import count_noise_multiplier, needs_count, resolve_public_size
+from ._public_size import (
+    SENSITIVITY_FACTOR,
+    resolve_public_size,
+    split_count_budget,
+)
 from ._randomness import draw_seed, make_generator
 from ._snowball import fit_snowball
 from ._solver import noisy_gradient_descent
@@ -48,9 +52,8 @@ from .schedules import (
 __all__ = ["DPHuberSVM", "DPLogisticRegression"]
 
 # The L2 sensitivity of a sum of per-example vectors clipped to norm C is C when
-# neighbours differ by adding or removing one row, and 2C when one row is replaced
-# (../shared/algorithms.md, Notation).
-_SENSITIVITY_FACTOR = {"add_remove": 1.0, "replace": 2.0}
+# neighbours differ by adding or removing one row, and 2C when one row is replaced.
+_SENSITIVITY_FACTOR = SENSITIVITY_FACTOR
 
 # Base step length of normalised steps under learning_rate="auto" (parameter units;
 # both losses), chosen with clip_norm="auto" on holdouts of Adult's and Bank's
@@ -305,8 +308,10 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
         adaptive = isinstance(self.schedule_, AdaptiveSchedule)
         self._check_sampling(adaptive)
         mu = gdp_mu(self.epsilon, self.delta)
-        count = needs_count(self.neighboring, self.public_n_samples)
-        z_count = count_noise_multiplier(mu) if count else None
+        z_count, mu_train = split_count_budget(
+            mu, self.neighboring, self.public_n_samples
+        )
+        count = z_count is not None
         # The whole cost is known now, before any data is read (the count of the
         # rows included): an open PrivacyLedger records it here, or refuses the
         # fit if over its cap. Full-batch Gaussian steps compose exactly in GDP,
@@ -344,7 +349,6 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
         # them within the whole budget).
         epsilon_train = float(self.epsilon)
         if count and not adaptive:
-            mu_train = math.sqrt(mu * mu - z_count**-2)
             epsilon_train = gdp_epsilon(mu_train, self.delta)
         context = ScheduleContext(
             epsilon=epsilon_train,

@@ -96,12 +96,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import _num_samples, check_is_fitted
 
 from ._errors import NotFittedAttributesMixin, refuse_sample_weight
-from ._public_size import (
-    COUNT_SHARE,
-    count_noise_multiplier,
-    needs_count,
-    resolve_public_size,
-)
+from ._public_size import resolve_public_size, split_count_budget
 from ._randomness import FIXED_SEED_MESSAGE, draw_seed, make_generator, spawn_seeds
 from .accounting import (
     _ACTIVE_LEDGERS,
@@ -329,12 +324,10 @@ class _BasePrivateSearch(
         """
         epsilon, delta = float(self.epsilon), float(self.delta)
         mu = gdp_mu(epsilon, delta)
-        count_noise = None
-        mu_sq_count = 0.0
-        if needs_count(neighboring, self.public_n_samples):
-            count_noise = count_noise_multiplier(mu, COUNT_SHARE)
-            mu_sq_count = 1.0 / count_noise**2
-        mu_available = math.sqrt(mu * mu - mu_sq_count)
+        count_noise, mu_available = split_count_budget(
+            mu, neighboring, self.public_n_samples
+        )
+        mu_sq_count = 0.0 if count_noise is None else count_noise**-2
         mu_fixed = math.sqrt(fixed_share) * mu_available
         eps_select = _selection_epsilon(
             math.sqrt(mu_fixed**2 + mu_sq_count), epsilon, delta

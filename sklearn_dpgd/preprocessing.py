@@ -42,7 +42,11 @@ from sklearn.utils.validation import (
 )
 
 from ._errors import NotFittedAttributesMixin
-from ._public_size import count_noise_multiplier, needs_count, resolve_public_size
+from ._public_size import (
+    SENSITIVITY_FACTOR,
+    resolve_public_size,
+    split_count_budget,
+)
 from ._randomness import draw_seed, make_generator
 from .accounting import (
     EpsilonDeltaRecord,
@@ -64,7 +68,7 @@ __all__ = [
 
 # L2 sensitivity of a sum of per-row vectors of bounded norm: the norm bound under
 # add/remove-one, twice it under replace-one (a bound on ||v - v'||).
-_SENSITIVITY_FACTOR = {"add_remove": 1.0, "replace": 2.0}
+_SENSITIVITY_FACTOR = SENSITIVITY_FACTOR
 
 
 def _check_bounds(bounds, n_features, name):
@@ -459,9 +463,10 @@ class DPStandardScaler(OneToOneFeatureMixin, _PrivateTransformer):
         d = X.shape[1]
         b = self.bounds_ = _check_bounds(self.bounds, d, "bounds")
         mu = gdp_mu(self.epsilon, self.delta)
-        count = needs_count(self.neighboring, self.public_n_samples)
-        z_count = count_noise_multiplier(mu) if count else None
-        mu_sums = math.sqrt(mu * mu - (z_count**-2 if count else 0.0))
+        z_count, mu_sums = split_count_budget(
+            mu, self.neighboring, self.public_n_samples
+        )
+        count = z_count is not None
         steps = ((GaussianSteps(z_count),) if count else ()) + (
             GaussianSteps(1.0 / mu_sums),
         )
