@@ -339,7 +339,9 @@ def fit_snowball(estimator, X, y_index, n_outputs, *, seed):
         tuple(float(z) for z in noise_multipliers),
         (eta,) * T,
     )
-    privacy_filter.reserve(plan)  # before any row is read
+    # Before any row is read; a plan sized by the noisy count is accounted by the
+    # rho it was designed to (valid for every count), not by its realised rho.
+    privacy_filter.reserve(plan, rho_bound=None if count_z is None else rho_train)
 
     slots = assign_slots(n, int(batch_sizes.sum()), make_generator(order_seed, secure))
     oracle = PrivateGradientOracle(
@@ -390,13 +392,5 @@ def fit_snowball(estimator, X, y_index, n_outputs, *, seed):
     estimator.ledger_ = privacy_filter.ledger
     estimator.mu_ = None
     estimator.delta_ = float(estimator.delta)
-    if count_z is None:
-        estimator.epsilon_ = privacy_filter.epsilon_spent
-    else:
-        # The plan was chosen from the noisy count, so only the curve it was
-        # designed to, uniformly over m, is a valid bound (adaptive composition
-        # of RDP at every order; Mironov, CSF 2017, Prop. 1): the count's plus
-        # rho_train's, not the realised plan's converted after the fact.
-        design = 0.5 * DEFAULT_ORDERS * (count_z**-2 + rho_train**2)
-        estimator.epsilon_ = rdp_epsilon(design, DEFAULT_ORDERS, estimator.delta)
+    estimator.epsilon_ = privacy_filter.epsilon_spent
     return estimator

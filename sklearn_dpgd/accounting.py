@@ -850,8 +850,9 @@ class PldPrivacyFilter(_PrivacyFilter):
     add/remove neighbours; Doroshenko et al., PETS 2022) of everything charged so
     far followed by it is at most ``epsilon`` at ``delta``; otherwise
     :class:`~sklearn_dpgd.exceptions.BudgetExhaustedError` is raised before it
-    runs. Full-batch steps (``sampling_rate=1``, e.g. the noisy count of the public
-    size) and Poisson-subsampled ones compose in the same distribution. The grid
+    runs. Full-batch steps (``sampling_rate=1``) and Poisson-subsampled ones
+    compose in the same distribution; a step whose output chose the later plan
+    (e.g. a noisy count that sized it) does not belong here. The grid
     step is :func:`~sklearn_dpgd._subsampled.pld_grid_step` of the budget and the
     number of steps, so the approval and the reported ``epsilon_spent`` are the
     same number the estimator calibrated its noise to. Like
@@ -1544,6 +1545,7 @@ class AmplifiedIterationFilter:
         self.delta = _check_delta(delta)
         self._before = ()
         self._plan = None
+        self._accounted = None  # the record the guarantee is computed from
         self._charged = 0
 
     def charge_before(self, record):
@@ -1579,30 +1581,45 @@ class AmplifiedIterationFilter:
             )
         self._before = before
 
-    def reserve(self, plan):
+    def reserve(self, plan, rho_bound=None):
         """Approve a whole :class:`SnowballSteps` plan, or refuse it.
 
         Parameters
         ----------
         plan : SnowballSteps
             The steps that will run, in order.
+        rho_bound : float or None, default=None
+            For a plan chosen from the output of the records charged before (e.g.
+            batch sizes sized by a noisy count): the ``rho`` it was designed to,
+            fixed before those records ran. The guarantee is then that of the
+            curve ``alpha rho_bound^2 / 2``, valid whatever the plan turned out
+            to be (adaptive composition of RDP at every order; Mironov, CSF 2017,
+            Prop. 1), not the realised plan's converted after the fact. None: the
+            plan was fixed in advance and is accounted as it is.
 
         Raises
         ------
         BudgetExhaustedError
             If the plan's epsilon at ``delta`` exceeds the budget.
         ValueError
-            If a plan is already reserved.
+            If a plan is already reserved, or ``plan.rho > rho_bound``.
         """
         if self._plan is not None:
             raise ValueError("a plan is already reserved.")
-        eps = ledger_epsilon(self._before + (plan,), self.delta, accountant="rdp")
+        accounted = plan
+        if rho_bound is not None:
+            if plan.rho > rho_bound * (1 + 1e-12):
+                raise ValueError("plan.rho exceeds the rho it was designed to.")
+            # (alpha, alpha rho^2 / 2)-RDP is the curve of one Gaussian step of
+            # noise multiplier 1 / rho.
+            accounted = GaussianSteps(1.0 / rho_bound)
+        eps = ledger_epsilon(self._before + (accounted,), self.delta, accountant="rdp")
         if eps > self.epsilon:
             raise BudgetExhaustedError(
                 f"the Snowball plan would spend epsilon={eps:.6g} > budget "
                 f"epsilon={self.epsilon:.6g}."
             )
-        self._plan = plan
+        self._plan, self._accounted = plan, accounted
 
     def charge(self, batch_size, noise_multiplier):
         """Record the next planned step before it runs, or refuse it.
@@ -1634,7 +1651,16 @@ class AmplifiedIterationFilter:
 
     @property
     def epsilon_spent(self):
-        """Epsilon at ``delta`` of the charged records (0.0 before any): float."""
+        """Epsilon at ``delta`` of the charged records (0.0 before any): float.
+
+        With a ``rho_bound`` (:meth:`reserve`), the guarantee of the designed
+        curve as soon as a step of the plan has run.
+        """
+        if self._accounted is not None and self._accounted is not self._plan:
+            if self._charged:
+                return ledger_epsilon(
+                    self._before + (self._accounted,), self.delta, accountant="rdp"
+                )
         ledger = self.ledger
         return ledger_epsilon(ledger, self.delta, accountant="rdp") if ledger else 0.0
 
