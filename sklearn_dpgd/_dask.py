@@ -44,6 +44,7 @@ from sklearn.utils.validation import (
 )
 
 from ._kernels import clipped_gradient_sum, clipped_objective_along, row_norms
+from ._secure import poisson_indices
 from ._validation import encode_labels
 
 
@@ -219,7 +220,7 @@ def _chunk_sample(n, q, seed, all_rows):
     """Rows of a chunk for one query: per-row Bernoulli(q) from this step's seed for
     this chunk (the rows drawn stay on the worker), or ``all_rows`` when q = 1."""
     if q < 1.0:
-        return np.flatnonzero(np.random.default_rng(seed).random(n) < q)
+        return poisson_indices(np.random.default_rng(seed), n, q)
     return all_rows
 
 

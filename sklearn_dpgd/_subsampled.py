@@ -799,7 +799,6 @@ def pld_grid_step(epsilon, n_steps):
 
 
 # Kept for the tests and callers of the old private name.
-_pld_step = pld_grid_step
 
 
 def _quantize_down(z, q, counts):
@@ -814,7 +813,7 @@ def _quantize_down(z, q, counts):
     whatever the cut. The cut is chosen by the central-limit approximation of Bu
     et al. (2020), in which a step adds ``q^2 (exp(1/z^2) - 1)`` to ``mu^2``: a
     run closes before its rounding would add more than an allowance, the
-    smallest allowance (from 1/4800 of the plan's ``mu^2``, growing by 1.5x) that
+    smallest allowance (from 1/6400 of the plan's ``mu^2``, growing by 1.5x) that
     gives at most ``_PLD_MAX_LEVELS`` runs. Steps that add little (large ``z``)
     are merged widely and those that dominate are kept nearly exact.
     """

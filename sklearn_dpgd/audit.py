@@ -147,7 +147,8 @@ class AuditResult:
     delta : float
         The delta of ``epsilon_lower`` and ``epsilon_claimed``.
     confidence : float
-        Joint confidence of the two Clopper-Pearson bounds.
+        Confidence of each Clopper-Pearson bound (both hold together with
+        probability at least ``2 confidence - 1``).
     n_trials : int
         Fits in each world.
     statistics_without : ndarray of shape (n_trials,)
@@ -450,7 +451,8 @@ def audit(
     delta : float, default=None
         Delta of the epsilon lower bound; None uses the estimator's ``delta``.
     confidence : float, default=0.95
-        Joint confidence of the lower bounds.
+        Confidence of each lower bound (both hold together with probability at
+        least ``2 confidence - 1``).
     canary_value : float, default=None
         Value of the ``"auto"`` canary on its column; None uses 4 times the
         largest of the estimator's numeric ``clip_norm``/``data_norm``, the largest

@@ -162,8 +162,10 @@ def test_low_word_is_read_only_for_small_uniforms(monkeypatch):
 def test_gaussian_support_delta():
     r = RADIUS_MAX
     z = 0.5
+    # Four independent Box-Muller radii, each a Rayleigh variable, must all pass
+    # r - 2/z: the Rayleigh tail to the fourth, per coordinate and step.
     assert gaussian_support_delta(z, 20_000, 10) == pytest.approx(
-        10 * 20_000 * math.exp(-2 * (r - 2 / z) ** 2)
+        10 * 20_000 * stats.rayleigh.sf(r - 2 / z) ** 4
     )
     assert gaussian_support_delta(0.5, 20_000) < 1e-70
     assert gaussian_support_delta(2 / r, 1) == 1.0
