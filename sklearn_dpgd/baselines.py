@@ -54,6 +54,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ._errors import NotFittedAttributesMixin, refuse_sample_weight
 from ._public_size import SENSITIVITY_FACTOR, resolve_public_size, split_count_budget
 from ._randomness import draw_seed, make_generator, spawn_seeds
+from ._snowball import assign_slots
 from ._validation import validate_fit_data
 from ._warnings import warn_once
 from .accounting import (
@@ -1042,11 +1043,10 @@ class PhasedLocalizationClassifier(_BaselineClassifier):
         Xc = _clip_rows(X, float(self.data_norm))
         rng = make_generator(noise_seed, self.secure_mode)
         n_slots = int(sizes.sum())
-        # A uniformly random injection of the rows into the slots (or of the slots
-        # into the rows): slot s holds row order[s], or nothing if order[s] >= n.
-        order = np.asarray(rng.permutation(max(n_rows, n_slots)), dtype=np.int64)
-        order = order[:n_slots]
-        order[order >= n_rows] = -1
+        # The uniformly random injection of Snowball-SGD's slots: slot s holds row
+        # order[s], or nothing (-1; assign_slots marks it with n_rows).
+        order = assign_slots(n_rows, n_slots, rng)
+        order[order == n_rows] = -1
         theta = np.zeros((n_outputs, width))
         start = 0
         for size, eta_i, sigma_i in zip(sizes, etas, sigmas, strict=True):
