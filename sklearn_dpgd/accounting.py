@@ -692,7 +692,129 @@ class GaussianPrivacyFilter(_PrivacyFilter):
         )
 
 
-class RdpPrivacyFilter(_PrivacyFilter):
+class _PlannedStepsFilter(_PrivacyFilter):
+    """Reserve-then-charge of Gaussian steps, shared by the RDP and PLD filters.
+
+    A subclass gives ``_spend(z, q) -> (state, epsilon)``: the epsilon (at
+    ``delta``) of the charged steps followed by the steps ``(z, q)``, and any
+    state to keep once they are charged (``_commit``).
+    """
+
+    def __init__(self, epsilon, delta):
+        super().__init__()
+        self.epsilon = _check_positive(epsilon, "epsilon")
+        self.delta = _check_delta(delta)
+        self.epsilon_spent = 0.0
+        self._reserved = []  # approved steps not run yet, in order, reversed
+        self._reserved_state = None
+
+    def _commit(self, state, eps):
+        self.epsilon_spent = eps
+
+    @staticmethod
+    def _as_plan(noise_multipliers, sampling_rates):
+        z = np.atleast_1d(np.asarray(noise_multipliers, dtype=float))
+        return z, np.broadcast_to(np.asarray(sampling_rates, dtype=float), z.shape)
+
+    def epsilon_with(self, noise_multipliers, sampling_rates):
+        """Epsilon (at ``delta``) the charged steps and these planned ones would spend.
+
+        Parameters
+        ----------
+        noise_multipliers : array-like of shape (n_steps,)
+            Noise multipliers of the planned steps, in order, each > 0.
+        sampling_rates : float or array-like of shape (n_steps,)
+            Their Poisson sampling rates, in (0, 1].
+
+        Returns
+        -------
+        epsilon : float
+            What :meth:`reserve` would compare with the budget (nothing recorded).
+        """
+        return self._spend(*self._as_plan(noise_multipliers, sampling_rates))[1]
+
+    def reserve(self, noise_multipliers, sampling_rates):
+        """Approve a whole pre-planned run at once, before any of it runs.
+
+        One evaluation of all the steps (instead of one per step); the run is
+        refused as a whole if it would overspend. Later :meth:`charge` calls for
+        exactly these steps, in order, are then only recorded. The guarantee is
+        that of charging them one by one: nothing runs unless the whole sequence
+        fits.
+
+        Parameters
+        ----------
+        noise_multipliers : array-like of shape (n_steps,)
+            Noise multipliers of the planned steps, in order.
+        sampling_rates : float or array-like of shape (n_steps,)
+            Poisson sampling rates of the planned steps (one value for all).
+
+        Raises
+        ------
+        BudgetExhaustedError
+            If the charged and planned steps would spend more than the budget.
+        ValueError
+            If a step is invalid, or a reservation is already pending.
+        """
+        if self._reserved:
+            raise ValueError("a reservation is already pending.")
+        z, q = self._as_plan(noise_multipliers, sampling_rates)
+        state, eps = self._spend(z, q)
+        if eps > self.epsilon:
+            raise BudgetExhaustedError(
+                f"the planned {z.shape[0]} steps would spend epsilon={eps:.6g} > "
+                f"budget epsilon={self.epsilon:.6g}."
+            )
+        self._reserved = list(zip(z[::-1].tolist(), q[::-1].tolist(), strict=True))
+        self._reserved_state = (state, eps)
+
+    def charge(self, noise_multiplier, sampling_rate=1.0):
+        """Record one Gaussian step (Poisson-subsampled or not), or refuse it.
+
+        Parameters
+        ----------
+        noise_multiplier : float
+            Noise std of the step in units of the sensitivity, > 0.
+        sampling_rate : float, default=1.0
+            Poisson sampling rate ``q`` of the step, in (0, 1].
+
+        Raises
+        ------
+        ValueError
+            If ``noise_multiplier <= 0``, ``sampling_rate`` is outside (0, 1], or
+            the step is not the next one of a pending reservation.
+        BudgetExhaustedError
+            If the step would take the epsilon above the budget.
+        """
+        if self._reserved:
+            if self._reserved[-1] != (float(noise_multiplier), float(sampling_rate)):
+                raise ValueError("step does not match the reserved plan.")
+            self._reserved.pop()
+            self._record(float(noise_multiplier), float(sampling_rate))
+            if not self._reserved:  # the whole approved plan has run
+                self._commit(*self._reserved_state)
+            return
+        step = GaussianSteps(noise_multiplier, sampling_rate)
+        state, eps = self._spend(
+            *self._as_plan(step.noise_multiplier, step.sampling_rate)
+        )
+        if eps > self.epsilon:
+            raise BudgetExhaustedError(
+                f"a step with noise_multiplier={step.noise_multiplier:.6g}, "
+                f"sampling_rate={step.sampling_rate:.6g} would spend "
+                f"epsilon={eps:.6g} > budget epsilon={self.epsilon:.6g}."
+            )
+        self._commit(state, eps)
+        self._record(step.noise_multiplier, step.sampling_rate)
+
+    def __repr__(self):
+        return (
+            f"{type(self).__name__}(epsilon={self.epsilon!r}, delta={self.delta!r}, "
+            f"steps={len(self._z)}, epsilon_spent={self.epsilon_spent:.6g})"
+        )
+
+
+class RdpPrivacyFilter(_PlannedStepsFilter):
     """A privacy filter for Poisson-subsampled Gaussian steps, by Rényi DP.
 
     Keeps the running RDP curve of the charged steps; a step whose RDP would take
@@ -727,50 +849,9 @@ class RdpPrivacyFilter(_PrivacyFilter):
     def __init__(self, epsilon, delta):
         from ._subsampled import DEFAULT_ORDERS
 
-        super().__init__()
-        self.epsilon = _check_positive(epsilon, "epsilon")
-        self.delta = _check_delta(delta)
+        super().__init__(epsilon, delta)
         self._orders = DEFAULT_ORDERS
         self._rdp = np.zeros(len(DEFAULT_ORDERS))
-        self.epsilon_spent = 0.0
-        self._reserved = []  # approved steps not run yet, in order, reversed
-        self._reserved_state = None
-
-    def reserve(self, noise_multipliers, sampling_rates):
-        """Approve a whole pre-planned run at once, before any of it runs.
-
-        One vectorised RDP evaluation of all the steps (instead of one per step);
-        the run is refused as a whole if it would overspend. Later :meth:`charge`
-        calls for exactly these steps, in order, are then only recorded. The
-        guarantee is that of charging them one by one: nothing runs unless the
-        whole sequence fits.
-
-        Parameters
-        ----------
-        noise_multipliers : array-like of shape (n_steps,)
-            Noise multipliers of the planned steps, in order.
-        sampling_rates : float or array-like of shape (n_steps,)
-            Poisson sampling rates of the planned steps (one value for all).
-
-        Raises
-        ------
-        BudgetExhaustedError
-            If the planned steps would spend more than the budget.
-        ValueError
-            If a step is invalid, or a reservation is already pending.
-        """
-        if self._reserved:
-            raise ValueError("a reservation is already pending.")
-        z = np.atleast_1d(np.asarray(noise_multipliers, dtype=float))
-        q = np.broadcast_to(np.asarray(sampling_rates, dtype=float), z.shape)
-        rdp, eps = self._spend(z, q)
-        if eps > self.epsilon:
-            raise BudgetExhaustedError(
-                f"the planned {z.shape[0]} steps would spend epsilon={eps:.6g} > "
-                f"budget epsilon={self.epsilon:.6g}."
-            )
-        self._reserved = list(zip(z[::-1].tolist(), q[::-1].tolist(), strict=True))
-        self._reserved_state = (rdp, eps)
 
     def _spend(self, z, q):
         from ._subsampled import poisson_gaussian_rdp, rdp_epsilon
@@ -778,70 +859,11 @@ class RdpPrivacyFilter(_PrivacyFilter):
         rdp = self._rdp + poisson_gaussian_rdp(z, q, self._orders)
         return rdp, rdp_epsilon(rdp, self._orders, self.delta)
 
-    def epsilon_with(self, noise_multipliers, sampling_rates):
-        """Epsilon (at ``delta``) the charged steps and these planned ones would spend.
-
-        Parameters
-        ----------
-        noise_multipliers : array-like of shape (n_steps,)
-            Noise multipliers of the planned steps, in order.
-        sampling_rates : float or array-like of shape (n_steps,)
-            Their Poisson sampling rates.
-
-        Returns
-        -------
-        epsilon : float
-            What :meth:`reserve` would compare with the budget (nothing recorded).
-        """
-        z = np.atleast_1d(np.asarray(noise_multipliers, dtype=float))
-        q = np.broadcast_to(np.asarray(sampling_rates, dtype=float), z.shape)
-        return self._spend(z, q)[1]
-
-    def charge(self, noise_multiplier, sampling_rate=1.0):
-        """Record one Poisson-subsampled Gaussian step, or refuse it.
-
-        Parameters
-        ----------
-        noise_multiplier : float
-            Noise std of the step in units of the sensitivity, > 0.
-        sampling_rate : float, default=1.0
-            Poisson sampling rate ``q`` of the step, in (0, 1].
-
-        Raises
-        ------
-        ValueError
-            If ``noise_multiplier <= 0`` or ``sampling_rate`` is outside (0, 1].
-        BudgetExhaustedError
-            If the step would take the epsilon above the budget.
-        """
-        if self._reserved:
-            if self._reserved[-1] != (float(noise_multiplier), float(sampling_rate)):
-                raise ValueError("step does not match the reserved plan.")
-            self._reserved.pop()
-            self._record(float(noise_multiplier), float(sampling_rate))
-            if not self._reserved:  # the whole approved plan has run
-                self._rdp, self.epsilon_spent = self._reserved_state
-            return
-        step = GaussianSteps(noise_multiplier, sampling_rate)
-        rdp, eps = self._spend([step.noise_multiplier], [step.sampling_rate])
-        if eps > self.epsilon:
-            raise BudgetExhaustedError(
-                f"a step with noise_multiplier={step.noise_multiplier:.6g}, "
-                f"sampling_rate={step.sampling_rate:.6g} would spend "
-                f"epsilon={eps:.6g} > budget epsilon={self.epsilon:.6g}."
-            )
-        self._rdp = rdp
-        self.epsilon_spent = eps
-        self._record(step.noise_multiplier, step.sampling_rate)
-
-    def __repr__(self):
-        return (
-            f"RdpPrivacyFilter(epsilon={self.epsilon!r}, delta={self.delta!r}, "
-            f"steps={len(self._z)}, epsilon_spent={self.epsilon_spent:.6g})"
-        )
+    def _commit(self, state, eps):
+        self._rdp, self.epsilon_spent = state, eps
 
 
-class PldPrivacyFilter(_PrivacyFilter):
+class PldPrivacyFilter(_PlannedStepsFilter):
     """A privacy filter for pre-planned Gaussian steps, by privacy-loss distributions.
 
     The tight counterpart of :class:`RdpPrivacyFilter`, with the same interface: a
@@ -880,119 +902,18 @@ class PldPrivacyFilter(_PrivacyFilter):
         If ``epsilon`` or ``delta`` is invalid.
     """
 
-    def __init__(self, epsilon, delta):
-        super().__init__()
-        self.epsilon = _check_positive(epsilon, "epsilon")
-        self.delta = _check_delta(delta)
-        self.epsilon_spent = 0.0
-        self._reserved = []  # approved steps not run yet, in order, reversed
-        self._reserved_eps = None
-
-    def epsilon_with(self, noise_multipliers, sampling_rates):
-        """PLD epsilon (at ``delta``) of the charged steps followed by these.
-
-        Parameters
-        ----------
-        noise_multipliers : array-like of shape (n_steps,)
-            Noise multipliers of the planned steps, in order, each > 0.
-        sampling_rates : float or array-like of shape (n_steps,)
-            Their Poisson sampling rates, in (0, 1].
-
-        Returns
-        -------
-        epsilon : float
-            What :meth:`reserve` would compare with the budget (nothing recorded).
-
-        Raises
-        ------
-        ValueError
-            If a step is invalid.
-        """
+    def _spend(self, z, q):
         from ._subsampled import pld_epsilon, pld_grid_step
 
-        z = np.atleast_1d(np.asarray(noise_multipliers, dtype=float))
-        q = np.broadcast_to(np.asarray(sampling_rates, dtype=float), z.shape)
         z_all = np.concatenate([self.noise_multipliers, z])
         q_all = np.concatenate([self.sampling_rates, q])
         # The grid of the budget and of the steps that add privacy loss (as
         # ledger_epsilon counts them, so that a re-audit meets this grid).
         n_steps = max(int(np.isfinite(z_all).sum()), 1)
-        return pld_epsilon(
+        eps = pld_epsilon(
             z_all, q_all, self.delta, pld_grid_step(self.epsilon, n_steps)
         )
-
-    def reserve(self, noise_multipliers, sampling_rates):
-        """Approve a whole pre-planned run at once, before any of it runs.
-
-        Parameters
-        ----------
-        noise_multipliers : array-like of shape (n_steps,)
-            Noise multipliers of the planned steps, in order.
-        sampling_rates : float or array-like of shape (n_steps,)
-            Poisson sampling rates of the planned steps (one value for all).
-
-        Raises
-        ------
-        BudgetExhaustedError
-            If the charged and planned steps would spend more than the budget.
-        ValueError
-            If a step is invalid, or a reservation is already pending.
-        """
-        if self._reserved:
-            raise ValueError("a reservation is already pending.")
-        z = np.atleast_1d(np.asarray(noise_multipliers, dtype=float))
-        q = np.broadcast_to(np.asarray(sampling_rates, dtype=float), z.shape)
-        eps = self.epsilon_with(z, q)
-        if eps > self.epsilon:
-            raise BudgetExhaustedError(
-                f"the planned {z.shape[0]} steps would spend epsilon={eps:.6g} > "
-                f"budget epsilon={self.epsilon:.6g}."
-            )
-        self._reserved = list(zip(z[::-1].tolist(), q[::-1].tolist(), strict=True))
-        self._reserved_eps = eps
-
-    def charge(self, noise_multiplier, sampling_rate=1.0):
-        """Record one Gaussian step (Poisson-subsampled or not), or refuse it.
-
-        Parameters
-        ----------
-        noise_multiplier : float
-            Noise std of the step in units of the sensitivity, > 0.
-        sampling_rate : float, default=1.0
-            Poisson sampling rate ``q`` of the step, in (0, 1].
-
-        Raises
-        ------
-        ValueError
-            If ``noise_multiplier <= 0``, ``sampling_rate`` is outside (0, 1], or
-            the step is not the next one of a pending reservation.
-        BudgetExhaustedError
-            If the step would take the epsilon above the budget.
-        """
-        if self._reserved:
-            if self._reserved[-1] != (float(noise_multiplier), float(sampling_rate)):
-                raise ValueError("step does not match the reserved plan.")
-            self._reserved.pop()
-            self._record(float(noise_multiplier), float(sampling_rate))
-            if not self._reserved:  # the whole approved plan has run
-                self.epsilon_spent = self._reserved_eps
-            return
-        step = GaussianSteps(noise_multiplier, sampling_rate)
-        eps = self.epsilon_with([step.noise_multiplier], [step.sampling_rate])
-        if eps > self.epsilon:
-            raise BudgetExhaustedError(
-                f"a step with noise_multiplier={step.noise_multiplier:.6g}, "
-                f"sampling_rate={step.sampling_rate:.6g} would spend "
-                f"epsilon={eps:.6g} > budget epsilon={self.epsilon:.6g}."
-            )
-        self.epsilon_spent = eps
-        self._record(step.noise_multiplier, step.sampling_rate)
-
-    def __repr__(self):
-        return (
-            f"PldPrivacyFilter(epsilon={self.epsilon!r}, delta={self.delta!r}, "
-            f"steps={len(self._z)}, epsilon_spent={self.epsilon_spent:.6g})"
-        )
+        return None, eps  # the PLD is recomputed from the recorded steps
 
 
 # ----------------------------------------------------------------------------
