@@ -493,7 +493,7 @@ def load_adult(data_home=None, *, subset="train"):
     Examples
     --------
     >>> from sklearn_dpgd.datasets import load_adult
-    >>> X, y = load_adult("../shared/data")  # doctest: +SKIP
+    >>> X, y = load_adult()  # doctest: +SKIP
     >>> X.shape, round(y.mean(), 3)  # doctest: +SKIP
     ((32561, 14), 0.241)
     """
@@ -591,7 +591,7 @@ def load_bank(data_home=None):
     Examples
     --------
     >>> from sklearn_dpgd.datasets import load_bank
-    >>> X, y = load_bank("../shared/data")  # doctest: +SKIP
+    >>> X, y = load_bank()  # doctest: +SKIP
     >>> X.shape, round(y.mean(), 3)  # doctest: +SKIP
     ((45211, 32), 0.117)
     """
