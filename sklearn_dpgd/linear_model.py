@@ -1043,8 +1043,8 @@ class DPLogisticRegression(_BaseDPLinearClassifier):
     ``clip_norm`` for binary problems) were chosen on holdouts of Adult's and
     Bank's *training* splits, never their test splits, with the protocol of
     ``benchmarks/bench_adult.py`` (one-hot + min-max + unit-norm rows, delta = 1e-8;
-    ``benchmarks/bench_accuracy.py --ablation`` prints the evidence); the README
-    gives the resulting test accuracies.
+    ``benchmarks/bench_accuracy.py --ablation`` prints the evidence); the docs'
+    Benchmarks page gives the resulting test accuracies.
 
 %(caveat)s
 
