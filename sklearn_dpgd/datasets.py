@@ -169,32 +169,37 @@ _ADULT_LABELS = {"<=50K": 0, ">50K": 1}
 # Public ranges of Adult's numeric columns, from adult.names and the coding of the
 # Current Population Survey, never from the data: age > 16 (the extraction rule of
 # adult.names), at most 100; education-num codes the 16 education levels;
-# capital-gain and capital-loss are top-coded at 99999; hours-per-week > 0 (the
-# extraction rule), top-coded at 99; fnlwgt, a survey weight with no published
-# range, within [0, 1.5e6]. private_pipeline searches the DP bounds inside them.
+# capital-gain and capital-loss are >= 0, top-coded at 99999; hours-per-week > 0
+# (the extraction rule), top-coded at 99; fnlwgt, a survey weight with no
+# published range, within [0, 1.5e6]. private_pipeline searches the DP bounds
+# inside them. Each range starts one unit below the smallest possible value: the
+# exponential mechanism weighs an interval by its width, and a floor shared by
+# many rows (95% of capital-loss is 0) leaves no positive-width interval at the
+# floor when the range starts there, which pushes the lower bound far up.
 _ADULT_RANGES = {
-    "age": (17, 100),
-    "fnlwgt": (0, 1.5e6),
-    "education-num": (1, 16),
-    "capital-gain": (0, 99999),
-    "capital-loss": (0, 99999),
-    "hours-per-week": (1, 99),
+    "age": (16, 100),
+    "fnlwgt": (-1, 1.5e6),
+    "education-num": (0, 16),
+    "capital-gain": (-1, 99999),
+    "capital-loss": (-1, 99999),
+    "hours-per-week": (0, 99),
 }
 
 # Bank (the one-hot file of Lee & Kifer 2018): the columns that are numeric
 # attributes of the UCI data dictionary (Moro et al. 2014), with public ranges
-# from their meaning, never from the data; every other column is a 0/1 indicator
-# of the one-hot coding (bounds (0, 1) by construction). The dictionary documents
-# no ranges: the campaigns ran from May 2008 to November 2010 (about 900 days),
+# from their meaning, never from the data (starting one unit below the smallest
+# possible value, as for Adult); every other column is a 0/1 indicator of the
+# one-hot coding (bounds (0, 1) by construction). The dictionary documents no
+# ranges: the campaigns ran from May 2008 to November 2010 (about 900 days),
 # which bounds the day counts.
 _BANK_RANGES = {
-    "x0": (18, 100),  # age in years (clients of a bank deposit are adults)
+    "x0": (17, 100),  # age in years (clients of a bank deposit are adults)
     "x18": (-1e5, 1e6),  # average yearly balance in euros (may be negative)
-    "x23": (0, 1000),  # day count of the last contact date (within the campaigns)
-    "x24": (0, 7200),  # duration of the last call in seconds (at most two hours)
-    "x25": (0, 100),  # contacts during this campaign
-    "x27": (0, 1000),  # days since the previous campaign's contact (0: none)
-    "x28": (0, 300),  # contacts before this campaign
+    "x23": (-1, 1000),  # day count of the last contact date (within the campaigns)
+    "x24": (-1, 7200),  # duration of the last call in seconds (at most two hours)
+    "x25": (0, 100),  # contacts during this campaign (at least one)
+    "x27": (-1, 1000),  # days since the previous campaign's contact (0: none)
+    "x28": (-1, 300),  # contacts before this campaign
 }
 _BANK_N_FEATURES = 32
 
@@ -787,9 +792,10 @@ def private_pipeline(name, *, epsilon, delta=1e-8, random_state=None):
       ``<feature>_other`` column per feature); the 6 numeric columns clipped and
       scaled to ``[0, 1]`` with bounds estimated privately (the 0.01 and 0.99
       quantiles) inside public ranges from ``adult.names`` and the survey's
-      coding (``age`` in [17, 100], ``fnlwgt`` in [0, 1.5e6], ``education-num``
-      in [1, 16], ``capital-gain`` and ``capital-loss`` in [0, 99999],
-      ``hours-per-week`` in [1, 99]);
+      coding (``age`` from 17 to 100, ``fnlwgt`` up to 1.5e6, ``education-num``
+      from 1 to 16, ``capital-gain`` and ``capital-loss`` from 0 to 99999,
+      ``hours-per-week`` from 1 to 99), each starting one unit below its
+      smallest value (see Notes);
     * ``"bank"``: the 25 indicator columns of the one-hot file kept as they are
       (declared bounds ``(0, 1)``, no budget); the 7 numeric attributes of the
       UCI data dictionary (age, balance, a day count, call duration, contacts,
@@ -850,7 +856,11 @@ def private_pipeline(name, *, epsilon, delta=1e-8, random_state=None):
     exponential mechanism over the public range (Smith, "Privacy-preserving
     statistical estimation with optimal convergence rates", STOC 2011; McSherry
     & Talwar, FOCS 2007), ``epsilon / 10 / (2 d)`` per quantile for ``d``
-    numeric columns, pure DP. The classifier spends 1% of its share's GDP
+    numeric columns, pure DP. That mechanism weighs each interval between
+    consecutive data points by its width, so a value shared by many rows at the
+    start of the range (most capital losses are 0) would leave no candidate at
+    the true quantile: the ranges start one unit below the smallest possible
+    value. The classifier spends 1% of its share's GDP
     ``mu^2`` on a noisy count of the rows (the number of rows is private under
     add/remove neighbouring) and the rest on the noisy gradient steps (Lee &
     Kifer, "Concentrated differentially private gradient descent with adaptive
