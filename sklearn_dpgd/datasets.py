@@ -25,7 +25,9 @@ scikit-learn this is a :class:`~sklearn.compose.ColumnTransformer` of
 :class:`~sklearn.preprocessing.MinMaxScaler` followed by
 :class:`~sklearn.preprocessing.Normalizer`. Note that fitting the min-max scaler on
 the private data itself is not differentially private; public bounds should be used
-when the privacy guarantee must cover the preprocessing too.
+when the privacy guarantee must cover the preprocessing too. :func:`private_pipeline`
+does so: it returns the whole model, from the raw DataFrame, with every step
+private and one total budget.
 
 References
 ----------
@@ -673,9 +675,10 @@ def paper_preprocessor():
     -----
     As in the papers, the categories and the min/max are read from the training data
     when the pipeline is fitted; the privacy guarantee of a downstream estimator does
-    not cover them. Where that matters, replace them by public bounds and category
-    lists (e.g. ``MinMaxScaler`` fitted on a public range, ``OneHotEncoder`` with
-    ``categories=`` from the data dictionary).
+    not cover them. Where that matters, use :func:`private_pipeline` (the data
+    dictionary's categories, DP bounds, one total budget) or replace them by
+    public bounds and category lists (e.g. ``MinMaxScaler`` fitted on a public
+    range, ``OneHotEncoder`` with ``categories=`` from the data dictionary).
     """
     from sklearn.compose import ColumnTransformer, make_column_selector
     from sklearn.pipeline import Pipeline
@@ -837,7 +840,8 @@ def private_pipeline(name, *, epsilon, delta=1e-8, random_state=None):
     sklearn.utils._param_validation.InvalidParameterError
         A ValueError (and TypeError) naming the parameter, if ``name`` is not
         ``"adult"`` or ``"bank"``, ``epsilon`` is not a positive finite number,
-        or ``delta`` is not in (0, 1).
+        ``delta`` is not in (0, 1), or ``random_state`` is not None, an int or a
+        RandomState.
 
     See Also
     --------
@@ -860,9 +864,9 @@ def private_pipeline(name, *, epsilon, delta=1e-8, random_state=None):
     consecutive data points by its width, so a value shared by many rows at the
     start of the range (most capital losses are 0) would leave no candidate at
     the true quantile: the ranges start one unit below the smallest possible
-    value. The classifier spends 1% of its share's GDP
-    ``mu^2`` on a noisy count of the rows (the number of rows is private under
-    add/remove neighbouring) and the rest on the noisy gradient steps (Lee &
+    value. The classifier spends 1% of its share's GDP ``mu^2`` on a noisy
+    count of the rows (the number of rows is private under add/remove
+    neighbouring) and the rest on the noisy gradient steps (Lee &
     Kifer, "Concentrated differentially private gradient descent with adaptive
     per-iteration privacy budget", KDD 2018). After ``fit``, ``budget_`` holds
     the ``(epsilon, delta)`` of every data-reading step, ``epsilon_`` their sum
