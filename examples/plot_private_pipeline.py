@@ -17,13 +17,12 @@ only through a differentially private mechanism, on one total budget:
 This example fits it on the raw DataFrame inside a
 :class:`~sklearn_dpgd.accounting.PrivacyLedger`, compares its test accuracy with
 the classifier alone on the papers' non-private preprocessing, and draws the
-budget split. It needs Adult: downloaded from the UCI repository on first use into
-the data home (SHA-256 checked), or read from ``--data-home`` (default
-``$SKLEARN_DPGD_DATA``). About 15 s. Saves ``private_pipeline.png`` (or ``--out``).
+budget split. It needs Adult, downloaded once by
+:func:`~sklearn_dpgd.datasets.fetch_adult` (into ``--data-home`` if given). About
+15 s of CPU time. Saves ``private_pipeline.png`` (or ``--out``).
 """
 
 import argparse
-import os
 
 import matplotlib
 
@@ -45,8 +44,8 @@ from sklearn_dpgd.pipeline import find_privacy_leaks  # noqa: E402
 parser = argparse.ArgumentParser()
 parser.add_argument(
     "--data-home",
-    default=os.environ.get("SKLEARN_DPGD_DATA"),
-    help="folder with adult/ (default: $SKLEARN_DPGD_DATA, else scikit-learn's "
+    default=None,
+    help="folder for adult/ (default: $SKLEARN_DPGD_DATA, else scikit-learn's "
     "data home; Adult is downloaded into it on first use)",
 )
 parser.add_argument("--out", default="private_pipeline.png")
