@@ -52,6 +52,7 @@ from pathlib import Path
 
 from sklearn.compose import ColumnTransformer
 from sklearn.datasets import get_data_home as _sklearn_data_home
+from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import Normalizer
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
@@ -75,6 +76,7 @@ __all__ = [
     "load_benchmark_split",
     "paper_preprocessor",
     "private_pipeline",
+    "public_preprocessor",
 ]
 
 _DATA_HOME_ENV = "SKLEARN_DPGD_DATA"
@@ -895,3 +897,60 @@ def private_pipeline(name, *, epsilon, delta=1e-8, random_state=None):
         preprocessing_share=PREPROCESSING_SHARE,
         random_state=random_state,
     )
+
+
+@validate_params(
+    {"name": [StrOptions({"adult", "bank"})]}, prefer_skip_nested_validation=True
+)
+def public_preprocessor(name):
+    """The public-schema preprocessing of Adult or Bank: it reads nothing private.
+
+    The preprocessing steps of :func:`private_pipeline` with every statistic
+    declared: Adult's categories from ``adult.names`` one-hot encoded (unknown
+    values to an ``other`` column), every numeric column clipped to its public
+    range and mapped to [0, 1] (:class:`~sklearn_dpgd.preprocessing.DPOneHotEncoder`
+    and :class:`~sklearn_dpgd.preprocessing.DPMinMaxScaler` with declared
+    ``categories`` and ``bounds``), then unit-norm rows
+    (:class:`~sklearn.preprocessing.Normalizer`). Its ``fit`` reads only the
+    column names and dtypes, so it spends no budget and can be fitted on the
+    private data before any estimator of this package; the estimator's guarantee
+    then covers the whole model. The ranges are wide (e.g. capital-gain in
+    [-1, 99999]), so columns whose values crowd one end lose resolution:
+    :func:`private_pipeline` estimates tighter bounds for 10% of its budget.
+
+    Parameters
+    ----------
+    name : {"adult", "bank"}
+        Data set whose raw DataFrame (:func:`fetch_adult`, :func:`fetch_bank`,
+        :func:`load_benchmark_split`) the transformer takes.
+
+    Returns
+    -------
+    preprocessor : sklearn.pipeline.Pipeline
+        Unfitted; ``fit_transform`` maps a raw DataFrame of shape
+        ``(n_samples, 14)`` (Adult) or ``(n_samples, 32)`` (Bank) to an array
+        of shape ``(n_samples, 113)`` or ``(n_samples, 32)`` with unit-norm rows.
+
+    Raises
+    ------
+    ValueError
+        If ``name`` is not ``"adult"`` or ``"bank"``.
+
+    See Also
+    --------
+    private_pipeline : The same steps with bounds estimated privately, and the
+        classifier, on one budget.
+    paper_preprocessor : The papers' preprocessing, which reads min/max and
+        categories from the data (not private).
+
+    Examples
+    --------
+    >>> from sklearn_dpgd.datasets import fetch_adult, public_preprocessor
+    >>> X_raw, y = fetch_adult()  # doctest: +SKIP
+    >>> public_preprocessor("adult").fit_transform(X_raw).shape  # doctest: +SKIP
+    (32561, 113)
+    """
+    columns = _adult_columns() if name == "adult" else _bank_columns()
+    ranges = columns.get_params()["num__bounds_range"]
+    columns.set_params(num__bounds=ranges, num__bounds_range=None)
+    return make_pipeline(columns, Normalizer())

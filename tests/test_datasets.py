@@ -700,3 +700,32 @@ def test_private_pipeline_epsilon_is_keyword_only_and_required():
         private_pipeline("adult", 1.0)
     with pytest.raises(TypeError):
         private_pipeline("adult")
+
+
+@requires_data
+@pytest.mark.parametrize("name", ["adult", "bank"])
+def test_public_preprocessor_reads_nothing_private(name, benchmark_samples):
+    # Fitted under a ledger with leak warnings as errors: no mechanism runs, no
+    # statistic is read, and two different samples give the same transformer.
+    (X1, _), (X2, _), _ = benchmark_samples[name]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with PrivacyLedger() as ledger:
+            first = datasets.public_preprocessor(name).fit(X1)
+            second = datasets.public_preprocessor(name).fit(X2.iloc[:300])
+    assert ledger.entries == ()
+    assert find_privacy_leaks(first) == []
+    Z1, Z2 = first.transform(X1), second.transform(X1)
+    np.testing.assert_array_equal(Z1, Z2)
+    expected = (
+        sum(len(c) + 1 for c in datasets._ADULT_CATEGORIES.values()) + 6
+        if name == "adult"
+        else 32
+    )
+    assert Z1.shape == (len(X1), expected)
+    np.testing.assert_allclose(np.linalg.norm(Z1, axis=1), 1.0)
+
+
+def test_public_preprocessor_rejects_an_unknown_name():
+    with pytest.raises(ValueError, match="name"):
+        datasets.public_preprocessor("iris")
