@@ -467,3 +467,34 @@ def test_default_grid_param_grid_must_be_a_grid(data):
     X, y = data
     with pytest.raises(ValueError, match="param_grid"):
         PrivateGridSearchCV(DPLogisticRegression(), "wide", delta=DELTA).fit(X, y)
+
+
+def test_default_grid_multiclass_reads_the_classes_like_the_estimator():
+    # classes=None: the number of classes comes from y, as every candidate fit
+    # reads it (and warns); with 3 classes the multiclass rules apply.
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(900, 4)) / 3
+    y = np.argmax(X[:, :3], axis=1)
+    search = PrivateGridSearchCV(
+        DPLogisticRegression(), epsilon=2.0, delta=DELTA, random_state=0
+    ).fit(X, y)
+    train_size = round(0.8 * search.public_n_samples_)
+    assert search.cv_results_["params"] == default_candidates(
+        DPLogisticRegression(),
+        search.cv_results_["candidate_epsilon"][0],
+        DELTA,
+        train_size,
+        4,
+        n_classes=3,
+    )
+    assert search.best_estimator_.coef_.shape == (3, 4)
+
+
+def test_linear_scaling_search_runs_with_all_defaults(data):
+    X, y = data
+    search = LinearScalingSearch(
+        DPLogisticRegression(classes=[0, 1]), delta=DELTA, random_state=0
+    ).fit(X, y)
+    assert search.epsilon_ == pytest.approx(1.0, rel=1e-8)
+    assert 5 <= search.best_params_["max_iter"] <= 1000
+    assert 0.1 <= search.best_params_["learning_rate"] <= 10.0
