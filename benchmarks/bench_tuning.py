@@ -14,6 +14,8 @@ delta = 1e-8, mean and std of test accuracy over the seeds. Rows:
   budget; its choice of the winner is *not* private (an unpaid leak); the
   slowest row, so it runs for the first ``--naive-seeds`` seeds only (default 2);
 - :class:`~sklearn_dpgd.model_selection.PrivateGridSearchCV` over the same grid;
+- :class:`~sklearn_dpgd.model_selection.PrivateGridSearchCV` with its default grid
+  (``param_grid=None``);
 - :class:`~sklearn_dpgd.model_selection.LinearScalingSearch` with its defaults.
 
 The spent epsilon column is what the ledger (or ``epsilon_``) reports.
@@ -64,6 +66,13 @@ def _runs(X_train, y_train, seed, naive=True):
         random_state=seed,
     ).fit(X_train, y_train)
     yield "PrivateGridSearchCV", pgs, pgs.epsilon_
+    default = PrivateGridSearchCV(
+        DPLogisticRegression(classes=[0, 1]),
+        epsilon=EPSILON,
+        delta=DELTA,
+        random_state=seed,
+    ).fit(X_train, y_train)
+    yield "PrivateGridSearchCV, default grid", default, default.epsilon_
     lss = LinearScalingSearch(
         DPLogisticRegression(classes=[0, 1]),
         epsilon=EPSILON,

@@ -93,7 +93,12 @@ from sklearn.model_selection import ParameterGrid
 from sklearn.utils import _safe_indexing, indexable
 from sklearn.utils._param_validation import HasMethods, Interval
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.validation import _num_samples, check_is_fitted
+from sklearn.utils.validation import (
+    _num_features,
+    _num_samples,
+    check_array,
+    check_is_fitted,
+)
 
 from ._errors import NotFittedAttributesMixin, refuse_sample_weight
 from ._public_size import resolve_public_size, split_count_budget
@@ -111,8 +116,14 @@ from .accounting import (
     gdp_mu,
 )
 from .exceptions import PrivacyLeakWarning
+from .linear_model import _NORMALIZED_STEP_LENGTH, _BaseDPLinearClassifier
+from .schedules import auto_learning_rate, auto_max_iter
 
-__all__ = ["LinearScalingSearch", "PrivateGridSearchCV"]
+__all__ = [
+    "LinearScalingSearch",
+    "PrivateGridSearchCV",
+    "default_candidates",
+]
 
 # Parameters a search sets itself (budget, size, randomness) or that would break
 # its accounting.
@@ -133,6 +144,178 @@ _SELECTION_MARGIN = 1e-9
 # Relative tolerance on a fit's recorded GDP mu against the planned one (the
 # estimators calibrate to ~1e-11).
 _MU_TOLERANCE = 1e-8
+
+
+#: Multiples of the estimator's default noisy radius ``learning_rate * max_iter``
+#: that the default grid of :class:`PrivateGridSearchCV` tries (see
+#: :func:`default_candidates`): the default itself and 4 and 16 times longer walks.
+DEFAULT_RADIUS_FACTORS = (1.0, 4.0, 16.0)
+
+
+def _check_default_grid_estimator(estimator, owner):
+    """The estimator must resolve its step and horizon by the package's rules."""
+    if not isinstance(estimator, _BaseDPLinearClassifier):
+        raise TypeError(
+            f"{owner} builds its default grid for the linear models of "
+            "sklearn_dpgd.linear_model only; pass an explicit grid for "
+            f"{type(estimator).__name__}."
+        )
+    params = estimator.get_params(deep=False)
+    fixed = [
+        name
+        for name, value in (
+            ("learning_rate", params["learning_rate"]),
+            ("max_iter", params["max_iter"]),
+        )
+        if value != "auto"
+    ]
+    if fixed or params["schedule"] is not None or params["solver"] != "gd":
+        raise ValueError(
+            f"{owner} builds its default grid around learning_rate='auto', "
+            "max_iter='auto', schedule=None and solver='gd' of the estimator; got "
+            f"learning_rate={params['learning_rate']!r}, max_iter="
+            f"{params['max_iter']!r}, schedule={params['schedule']!r}, solver="
+            f"{params['solver']!r}. Pass an explicit grid instead."
+        )
+
+
+def _auto_step_and_horizon(estimator, epsilon, delta, n_samples, n_features, n_outputs):
+    """The ``(learning_rate, max_iter)`` that "auto" resolves to (public inputs)."""
+    normalized = estimator._resolve_normalize_steps(n_outputs)
+    common = dict(
+        n_outputs=n_outputs,
+        neighboring=estimator.neighboring,
+        fit_intercept=bool(estimator.fit_intercept),
+    )
+    horizon_factor = (
+        estimator._horizon_factor if normalized else estimator._gradient_horizon_factor
+    )
+    n_steps = auto_max_iter(
+        epsilon,
+        delta,
+        n_samples,
+        n_features,
+        horizon_factor=horizon_factor,
+        **common,
+    )
+    if normalized:
+        base, scale = _NORMALIZED_STEP_LENGTH, 1.0
+    else:
+        clip = estimator._resolve_clip_norm(False, n_samples, n_features, n_outputs)
+        base, scale = estimator._base_learning_rate, 1.0 / clip
+    step = scale * auto_learning_rate(
+        base, n_steps, epsilon, delta, n_samples, n_features, **common
+    )
+    return step, n_steps
+
+
+def default_candidates(
+    estimator,
+    epsilon,
+    delta,
+    n_samples,
+    n_features,
+    *,
+    n_classes=2,
+    radius_factors=DEFAULT_RADIUS_FACTORS,
+):
+    """The default grid of :class:`PrivateGridSearchCV` at one budget and shape.
+
+    Candidate ``j`` keeps the horizon ``T`` that ``max_iter="auto"`` resolves to
+    and takes ``radius_factors[j]`` times the step of ``learning_rate="auto"``:
+    its noisy radius ``learning_rate * max_iter`` is ``radius_factors[j]`` times
+    the default's (Panda et al., "A new linear scaling rule for private adaptive
+    hyperparameter optimization", ICML 2024, Sec. 2.1: for noisy gradient descent
+    the pair matters mostly through this product). With a factor of 1 the
+    candidate *is* the estimator's untuned default. Everything is a function of
+    public quantities (the budget, the public size, the number of features and
+    of classes) through :func:`~sklearn_dpgd.schedules.auto_max_iter` and
+    :func:`~sklearn_dpgd.schedules.auto_learning_rate`; no data is read.
+
+    The search resolves the grid twice: at each candidate's budget and the
+    train part's public size to fit the candidates, and at the refit's budget
+    and the whole public size for the refit of the winning *factor*. The auto
+    rules scale the radius with ``mu n / sqrt(d)``, so a factor chosen at the
+    candidates' budget transfers to the refit's.
+
+    Parameters
+    ----------
+    estimator : DPLogisticRegression or DPHuberSVM
+        With ``learning_rate="auto"``, ``max_iter="auto"``, ``schedule=None``
+        and ``solver="gd"``.
+    epsilon : float
+        The budget of the fits the grid is for, > 0.
+    delta : float
+        In (0, 1).
+    n_samples : int
+        Their public size, >= 1.
+    n_features : int
+        Number of features, >= 1.
+    n_classes : int, default=2
+        Number of classes (public, e.g. ``len(estimator.classes)``), >= 2.
+    radius_factors : sequence of float, default=DEFAULT_RADIUS_FACTORS
+        Multiples of the default radius, each finite and > 0.
+
+    Returns
+    -------
+    candidates : list of dict
+        One ``{"learning_rate": float, "max_iter": int}`` per factor, in order.
+
+    Raises
+    ------
+    TypeError
+        If ``estimator`` is not a linear model of this package.
+    ValueError
+        If the estimator does not use the "auto" rules, or ``epsilon``,
+        ``delta``, ``n_samples``, ``n_features``, ``n_classes`` or
+        ``radius_factors`` is invalid (the message names it).
+    """
+    _check_default_grid_estimator(estimator, "default_candidates")
+    factors = _check_radius_factors(radius_factors)
+    if isinstance(n_classes, bool) or not isinstance(n_classes, Integral):
+        raise ValueError(f"n_classes must be an integer >= 2, got {n_classes!r}.")
+    if n_classes < 2:
+        raise ValueError(f"n_classes must be an integer >= 2, got {n_classes!r}.")
+    if not (isinstance(epsilon, Real) and 0 < epsilon < math.inf):
+        raise ValueError(f"epsilon must be finite and > 0, got {epsilon!r}.")
+    if not (isinstance(delta, Real) and 0 < delta < 1):
+        raise ValueError(f"delta must be in (0, 1), got {delta!r}.")
+    n_outputs = 1 if n_classes == 2 else int(n_classes)
+    step, n_steps = _auto_step_and_horizon(
+        estimator, float(epsilon), float(delta), n_samples, n_features, n_outputs
+    )
+    return [{"learning_rate": f * step, "max_iter": n_steps} for f in factors]
+
+
+def _transferred_factors(factors, mu_candidate, mu_refit):
+    """The radius factors of the refit for factors chosen at the candidates' budget.
+
+    Panda et al. (ICML 2024, Sec. 2.2) model the best noisy radius as a line in
+    the budget, ``r*(e) = a + b e``. The automatic radius of the estimators grows
+    like the GDP ``mu`` (:func:`~sklearn_dpgd.schedules.auto_learning_rate`), so
+    if it matches the slope (``r_auto = b mu``), the best factor
+    ``r* / r_auto = 1 + a / (b mu)`` exceeds 1 by an amount inversely
+    proportional to ``mu``: a factor ``f`` that wins at ``mu_candidate`` becomes
+    ``1 + (f - 1) mu_candidate / mu_refit`` at ``mu_refit``. On the benchmark of
+    ``benchmarks/bench_tuning_new_data.py`` the untransferred factor overshot:
+    the candidates, with a fraction of the budget, preferred longer walks than
+    the refit could use.
+    """
+    ratio = mu_candidate / mu_refit
+    return tuple(1.0 + (f - 1.0) * ratio for f in factors)
+
+
+def _check_radius_factors(radius_factors):
+    try:
+        factors = tuple(float(f) for f in radius_factors)
+    except (TypeError, ValueError):
+        factors = ()
+    if not factors or not all(math.isfinite(f) and f > 0 for f in factors):
+        raise ValueError(
+            "radius_factors must be a non-empty sequence of finite numbers > 0, got "
+            f"{radius_factors!r}."
+        )
+    return factors
 
 
 @functools.lru_cache(maxsize=256)
@@ -388,6 +571,29 @@ class _BasePrivateSearch(
         )
         return X, y, charge, seeds, parts
 
+    def _public_shape(self, X, y):
+        """``(n_features, n_classes)`` of the default grids: public quantities.
+
+        The number of classes is the estimator's declared ``classes``; with
+        ``classes=None`` it is read from ``y``, as every candidate fit reads it
+        (and warns) anyway.
+        """
+        classes = self.estimator.get_params(deep=False).get("classes")
+        if classes is None:
+            classes = np.unique(np.asarray(y))
+        n_features = _num_features(X)
+        if n_features < 1:
+            # The error a candidate's fit would raise (it is what the estimator
+            # itself tells about such data), before any rule reads the shape.
+            check_array(
+                X,
+                accept_sparse=True,
+                dtype=None,
+                ensure_all_finite=False,
+                estimator=self.estimator,
+            )
+        return n_features, max(2, len(classes))
+
     def _train_public_size(self):
         """Expected size of the train part at the public size: the candidates'."""
         return max(
@@ -593,16 +799,32 @@ class PrivateGridSearchCV(_BasePrivateSearch):
         ``delta``, ``public_n_samples``, ``random_state`` and ``secure_mode`` are
         set by the search. Preprocessing must not be fitted on the private data
         (pass fixed bounds).
-    param_grid : dict or list of dicts
+    param_grid : dict, list of dicts or None, default=None
         As in scikit-learn's ``GridSearchCV``; must not name ``epsilon``,
         ``delta``, ``batch_size``, ``neighboring``, ``public_n_samples``,
-        ``random_state`` or ``secure_mode``.
+        ``random_state`` or ``secure_mode``. None: the default grid, for the
+        linear models of this package with ``learning_rate="auto"``,
+        ``max_iter="auto"``, ``schedule=None`` and ``solver="gd"``: the
+        automatic horizon with 1, 4 and 16 times the automatic step
+        (``DEFAULT_RADIUS_FACTORS`` of the default noisy radius
+        ``learning_rate * max_iter``; factor 1 *is* the untuned default), built by
+        :func:`default_candidates` from public quantities only (the candidates'
+        budget and public size, the number of features and of classes). The
+        winning factor ``f`` is refit as ``1 + (f - 1) mu_c / mu_r`` (``mu_c``,
+        ``mu_r``: the GDP budgets of a candidate and of the refit), which carries
+        the factor to the refit's budget under the linear rule of Panda et al.
+        (ICML 2024, Sec. 2.2) if the automatic radius has the rule's slope:
+        a factor chosen with a small budget overshoots otherwise.
     epsilon : float, default=1.0
         Total privacy budget of the whole search, > 0.
     delta : float, default=1e-8
         In (0, 1); much smaller than ``1 / n_samples``.
-    refit_share : float, default=0.6
-        Fraction of ``mu^2`` given to the refit, in (0, 1).
+    refit_share : float, default=0.85
+        Fraction of ``mu^2`` given to the refit, in (0, 1); the candidates
+        share the rest equally. 0.85 was the better of 0.6, 0.75, 0.85 and 0.9
+        with the default grid on ``benchmarks/bench_tuning_new_data.py`` (four
+        data sets, total epsilon 1 and 2): a search only pays off if the refit
+        keeps most of the budget.
     validation_fraction : float, default=0.2
         Probability that a row goes to the validation part, in (0, 1): each row's
         side is an independent coin (see :mod:`sklearn_dpgd.model_selection`),
@@ -634,24 +856,29 @@ class PrivateGridSearchCV(_BasePrivateSearch):
     cv_results_ : dict of ndarrays
         ``"params"`` (list of dicts), ``"param_<name>"`` per grid parameter,
         ``"selected"`` (bool) and ``"candidate_epsilon"`` (each candidate fit's
-        epsilon). No scores: they are private.
+        epsilon); with the default grid also ``"param_radius_factor"`` and
+        ``"refit_radius_factor"`` (the factor each candidate would be refit
+        with). No scores: they are private.
     selection_epsilon_ : float
         Pure epsilon of the report-noisy-max comparison.
 
     Raises
     ------
     ValueError
-        If ``param_grid`` names a reserved parameter; if a candidate's fit is not
+        If ``param_grid`` names a reserved parameter, or is None for an
+        estimator that does not use the "auto" rules; if a candidate's fit is not
         a recorded full-batch Gaussian mechanism (``solver="snowball"``, an
         adaptive schedule, ``batch_size``; see
         :mod:`sklearn_dpgd.model_selection`), raised before any data is read; or
         if a part of the split would be empty.
     TypeError
-        If ``estimator`` is not a private estimator of this package.
+        If ``estimator`` is not a private estimator of this package (with
+        ``param_grid=None``: not one of its linear models).
 
     See Also
     --------
     LinearScalingSearch : Tunes (learning rate, steps) by private extrapolation.
+    default_candidates : The default grid at one budget and public shape.
     sklearn_dpgd.accounting.PrivacyLedger : Shows the spend of a plain
         ``GridSearchCV`` over private fits.
 
@@ -676,24 +903,34 @@ class PrivateGridSearchCV(_BasePrivateSearch):
     ... ).fit(X, y)
     >>> bool(search.epsilon_ <= 1.0)
     True
+
+    Without a grid, the default one (the untuned default and 4 and 16 times its
+    noisy radius):
+
+    >>> search = PrivateGridSearchCV(
+    ...     DPLogisticRegression(classes=[0, 1]), epsilon=1.0, delta=1e-6,
+    ...     random_state=0,
+    ... ).fit(X, y)
+    >>> [float(f) for f in search.cv_results_["param_radius_factor"]]
+    [1.0, 4.0, 16.0]
     """.replace("%(attributes)s", _SEARCH_ATTRIBUTES)
 
     _needed_params = ()
 
     _parameter_constraints = {
         **_BasePrivateSearch._parameter_constraints,
-        "param_grid": [dict, list],
+        "param_grid": [dict, list, None],
         "refit_share": [Interval(Real, 0, 1, closed="neither")],
     }
 
     def __init__(
         self,
         estimator,
-        param_grid,
+        param_grid=None,
         *,
         epsilon=1.0,
         delta=1e-8,
-        refit_share=0.6,
+        refit_share=0.85,
         validation_fraction=0.2,
         public_n_samples=None,
         random_state=None,
@@ -746,7 +983,14 @@ class PrivateGridSearchCV(_BasePrivateSearch):
         """
         refuse_sample_weight(sample_weight, type(self).__name__)
         self._validate_params()
-        candidates = list(ParameterGrid(self.param_grid))
+        default_grid = self.param_grid is None
+        if default_grid:
+            _check_default_grid_estimator(self.estimator, type(self).__name__)
+            # Placeholders: resolved below from public quantities only; the
+            # factors change the step and the horizon, not how a fit is accounted.
+            candidates = [{} for _ in DEFAULT_RADIUS_FACTORS]
+        else:
+            candidates = list(ParameterGrid(self.param_grid))
         reserved = sorted({k for c in candidates for k in c} & set(_RESERVED))
         if reserved:
             raise ValueError(
@@ -770,6 +1014,32 @@ class PrivateGridSearchCV(_BasePrivateSearch):
             X, y, neighboring, count_noise
         )
         train_size = self._train_public_size()
+        if default_grid:
+            n_features, n_classes = self._public_shape(X, y)
+            candidates = default_candidates(
+                self.estimator,
+                eps_candidate,
+                delta,
+                train_size,
+                n_features,
+                n_classes=n_classes,
+            )
+            # The winner's factor is read at the candidates' budget; see
+            # _transferred_factors for how it is carried to the refit's.
+            refit_factors = _transferred_factors(
+                DEFAULT_RADIUS_FACTORS,
+                math.sqrt((mu_available**2 - mu_refit**2) / k),
+                mu_refit,
+            )
+            refit_grid = default_candidates(
+                self.estimator,
+                eps_refit,
+                delta,
+                self.public_n_samples_,
+                n_features,
+                n_classes=n_classes,
+                radius_factors=refit_factors,
+            )
         models = [
             self._private_fit(
                 c, X_tr, y_tr, eps_candidate, seeds, s, "train", train_size
@@ -793,6 +1063,10 @@ class PrivateGridSearchCV(_BasePrivateSearch):
         self.best_index_ = best
         self.selection_epsilon_ = eps_select
         results = {"params": candidates}
+        if default_grid:
+            results["param_radius_factor"] = np.ma.masked_array(
+                DEFAULT_RADIUS_FACTORS, mask=False, dtype=object
+            )
         for name in sorted({n for c in candidates for n in c}):
             results[f"param_{name}"] = np.ma.masked_array(
                 [c.get(name) for c in candidates],
@@ -801,8 +1075,11 @@ class PrivateGridSearchCV(_BasePrivateSearch):
             )
         results["selected"] = np.arange(k) == best
         results["candidate_epsilon"] = np.full(k, eps_candidate)
+        if default_grid:
+            results["refit_radius_factor"] = np.asarray(refit_factors)
         self.cv_results_ = results
-        self._finish(charge, X, y, candidates[best], eps_refit, seeds)
+        params = refit_grid[best] if default_grid else candidates[best]
+        self._finish(charge, X, y, params, eps_refit, seeds)
         return self
 
 
@@ -835,6 +1112,35 @@ class LinearScalingSearch(_BasePrivateSearch):
     pure epsilon found as in :class:`PrivateGridSearchCV`. The paper composes its
     searches with RDP (Thm 2.3); here every fit is a full-batch Gaussian
     mechanism and composes exactly in GDP.
+
+    Step by step against the paper:
+
+    - *Reduction* (Sec. 2.1, eq. (1)): the radius bound
+      ``E||w_T - w_Tb|| <= (T eta) sqrt(d) / (1 - c)`` makes ``r = eta T`` the one
+      quantity to tune; as in the paper, all other hyperparameters stay fixed.
+    - *Candidates*: random search over ``(eta, T)`` in one fixed space at both
+      budgets, as the paper's; here log-uniform over ``learning_rate_range`` x
+      ``max_iter_range``. Centring the space on the automatic rules at each
+      run's budget was tried and dropped: it builds in the budget scaling that
+      the line is there to estimate, and it lost on three of the four data sets
+      of ``benchmarks/bench_tuning_new_data.py``.
+    - *Budget split*: the paper evaluates its two points at fixed run budgets
+      (``epsilon_1 = 0.1``, ``epsilon_2 = 0.2``, Sec. 2.2) and gives the final
+      run what its composition leaves (Thm 2.3). Fixed run budgets cannot fit
+      every total budget, so here they are fractions of ``mu^2``
+      (``search_fractions``, split among the candidates): ``epsilon_1`` and
+      ``epsilon_2`` are the candidates' epsilons, and the final run gets the
+      rest.
+    - *Line* (Sec. 2.2): ``r(epsilon_f) = m epsilon_f + b`` through the two
+      winners, the first-order Taylor polynomial, as in the paper; deviation:
+      the slope is clipped at 0.
+    - *Decomposition* (Sec. 2.2): the paper samples ``(eta, T)`` until their
+      product is close to ``r``; here ``eta`` of the second winner and
+      ``T = r / eta`` (deterministic, the same product up to the clipping).
+    - *Selection* (Sec. 1.2): the paper picks the candidate with the lowest
+      validation loss; here report-noisy-max of the validation accuracy counts
+      (sensitivity 1, monotone under add/remove: pure DP), as the loss is not
+      bounded.
 
     Parameters
     ----------

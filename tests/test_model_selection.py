@@ -6,20 +6,33 @@ import numpy as np
 import pytest
 from dp_accounting.pld import common
 from dp_accounting.pld import privacy_loss_distribution as pld_lib
+from sklearn.base import clone
 from sklearn.datasets import make_classification
 from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import Normalizer
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import sklearn_dpgd.linear_model as linear_model
-from sklearn_dpgd import BudgetExhaustedError, DPLogisticRegression, PrivacyLeakWarning
+from sklearn_dpgd import (
+    BudgetExhaustedError,
+    DPHuberSVM,
+    DPLogisticRegression,
+    ExponentialDecaySchedule,
+    PrivacyLeakWarning,
+)
 from sklearn_dpgd.accounting import (
     EpsilonDeltaRecord,
     PrivacyLedger,
     gdp_epsilon,
+    gdp_mu,
     gdp_mu_from_noise_multipliers,
 )
-from sklearn_dpgd.model_selection import LinearScalingSearch, PrivateGridSearchCV
+from sklearn_dpgd.model_selection import (
+    DEFAULT_RADIUS_FACTORS,
+    LinearScalingSearch,
+    PrivateGridSearchCV,
+    default_candidates,
+)
 
 from ._sklearn_checks import expected_failed_checks
 
@@ -291,3 +304,197 @@ def test_linear_scaling_search_validation(data, params, match):
     X, y = data
     with pytest.raises(ValueError, match=match):
         _lss(**params).fit(X, y)
+
+
+# The default grid (param_grid=None): public quantities only.
+
+
+def test_default_grid_search_runs_without_a_grid(data):
+    X, y = data
+    search = PrivateGridSearchCV(
+        DPLogisticRegression(classes=[0, 1]), epsilon=1.0, delta=DELTA, random_state=0
+    ).fit(X, y)
+    results = search.cv_results_
+    assert list(results["param_radius_factor"]) == list(DEFAULT_RADIUS_FACTORS)
+    assert search.epsilon_ <= 1.0
+    assert search.epsilon_ == pytest.approx(1.0, rel=1e-8)
+    # The candidates are the grid at the candidates' budget and the train part's
+    # public size; the refit is the winning factor's at the refit's.
+    train_size = round(0.8 * search.public_n_samples_)
+    assert results["params"] == default_candidates(
+        DPLogisticRegression(), results["candidate_epsilon"][0], DELTA, train_size, 6
+    )
+    # The refit takes the winning factor carried to its budget (the linear
+    # rule): 1 + (f - 1) mu_candidate / mu_refit.
+    refit = search.best_estimator_
+    ratio = gdp_mu(results["candidate_epsilon"][0], DELTA) / gdp_mu(
+        refit.epsilon, DELTA
+    )
+    assert 0 < ratio < 1
+    np.testing.assert_allclose(
+        results["refit_radius_factor"],
+        [1 + (f - 1) * ratio for f in DEFAULT_RADIUS_FACTORS],
+        rtol=1e-6,
+    )
+    # The default configuration stays itself.
+    assert results["refit_radius_factor"][0] == 1.0
+    refit_grid = default_candidates(
+        DPLogisticRegression(),
+        refit.epsilon,
+        DELTA,
+        search.public_n_samples_,
+        6,
+        radius_factors=results["refit_radius_factor"],
+    )
+    assert search.best_params_ == refit_grid[search.best_index_]
+    assert refit.learning_rate == search.best_params_["learning_rate"]
+    assert refit.n_iter_ == search.best_params_["max_iter"]
+
+
+@pytest.mark.parametrize(
+    "estimator, n_classes",
+    [
+        (DPLogisticRegression(), 2),
+        (DPLogisticRegression(), 3),
+        (DPHuberSVM(), 2),
+        (DPHuberSVM(), 3),
+        (DPLogisticRegression(neighboring="replace", fit_intercept=False), 2),
+    ],
+)
+def test_default_grid_contains_the_default_configuration(estimator, n_classes):
+    # Factor 1 is what learning_rate="auto", max_iter="auto" resolve to in a fit
+    # at the same budget and public size (a drift of the rules fails here).
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 7)) / 4
+    y = np.arange(300) % n_classes
+    public_size = 5000
+    fitted = (
+        clone(estimator)
+        .set_params(
+            epsilon=0.7,
+            delta=DELTA,
+            classes=list(range(n_classes)),
+            public_n_samples=public_size,
+            random_state=0,
+        )
+        .fit(X, y)
+    )
+    grid = default_candidates(
+        estimator, 0.7, DELTA, public_size, 7, n_classes=n_classes
+    )
+    assert grid[DEFAULT_RADIUS_FACTORS.index(1.0)] == {
+        "learning_rate": pytest.approx(fitted.learning_rates_[0], rel=1e-12),
+        "max_iter": fitted.n_iter_,
+    }
+    for factor, candidate in zip(DEFAULT_RADIUS_FACTORS, grid, strict=True):
+        assert candidate["max_iter"] == fitted.n_iter_
+        assert candidate["learning_rate"] == pytest.approx(
+            factor * fitted.learning_rates_[0], rel=1e-12
+        )
+
+
+def test_default_grid_depends_on_no_data():
+    # Two data sets of the same public shape (declared size, features, classes)
+    # get the same candidates, whatever their rows.
+    rng = np.random.default_rng(1)
+    X_a = rng.normal(size=(1500, 6))
+    X_b = 100 * rng.uniform(size=(1700, 6)) ** 3
+    y_a = (X_a[:, 0] > 0).astype(int)
+    y_b = (X_b[:, 1] > 30).astype(int)
+    searches = [
+        PrivateGridSearchCV(
+            DPLogisticRegression(classes=[0, 1]),
+            epsilon=0.8,
+            delta=DELTA,
+            public_n_samples=1600,
+            random_state=seed,
+        ).fit(X, y)
+        for seed, (X, y) in enumerate([(X_a, y_a), (X_b, y_b)])
+    ]
+    assert searches[0].cv_results_["params"] == searches[1].cv_results_["params"]
+    refit = [s.best_estimator_ for s in searches]
+    assert refit[0].n_iter_ == refit[1].n_iter_
+
+
+@pytest.mark.parametrize(
+    "estimator, error, match",
+    [
+        (DPLogisticRegression(learning_rate=0.5), ValueError, "learning_rate=0.5"),
+        (DPLogisticRegression(max_iter=20), ValueError, "max_iter=20"),
+        (DPLogisticRegression(solver="snowball"), ValueError, "solver='snowball'"),
+        (
+            DPLogisticRegression(schedule=ExponentialDecaySchedule()),
+            ValueError,
+            "schedule=",
+        ),
+        (LogisticRegression(), TypeError, "pass an explicit grid"),
+    ],
+)
+def test_default_grid_refuses_estimators_off_the_auto_rules(
+    data, estimator, error, match
+):
+    X, y = data
+    with pytest.raises(error, match=match):
+        PrivateGridSearchCV(estimator, epsilon=1.0, delta=DELTA).fit(X, y)
+    with pytest.raises(error, match=match):
+        default_candidates(estimator, 1.0, DELTA, 1000, 5)
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"radius_factors": ()}, "radius_factors"),
+        ({"radius_factors": (1.0, -4.0)}, "radius_factors"),
+        ({"radius_factors": (1.0, float("inf"))}, "radius_factors"),
+        ({"radius_factors": "big"}, "radius_factors"),
+        ({"n_classes": 1}, "n_classes"),
+        ({"n_classes": 2.5}, "n_classes"),
+        ({"epsilon": 0.0}, "epsilon"),
+        ({"epsilon": float("nan")}, "epsilon"),
+        ({"delta": 1.0}, "delta"),
+        ({"n_samples": 0}, "n_samples"),
+        ({"n_features": 0}, "n_features"),
+    ],
+)
+def test_default_candidates_validation(kwargs, match):
+    args = {"epsilon": 1.0, "delta": DELTA, "n_samples": 1000, "n_features": 5}
+    args.update(kwargs)
+    with pytest.raises(ValueError, match=match):
+        default_candidates(DPLogisticRegression(), **args)
+
+
+def test_default_grid_param_grid_must_be_a_grid(data):
+    X, y = data
+    with pytest.raises(ValueError, match="param_grid"):
+        PrivateGridSearchCV(DPLogisticRegression(), "wide", delta=DELTA).fit(X, y)
+
+
+def test_default_grid_multiclass_reads_the_classes_like_the_estimator():
+    # classes=None: the number of classes comes from y, as every candidate fit
+    # reads it (and warns); with 3 classes the multiclass rules apply.
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(900, 4)) / 3
+    y = np.argmax(X[:, :3], axis=1)
+    search = PrivateGridSearchCV(
+        DPLogisticRegression(), epsilon=2.0, delta=DELTA, random_state=0
+    ).fit(X, y)
+    train_size = round(0.8 * search.public_n_samples_)
+    assert search.cv_results_["params"] == default_candidates(
+        DPLogisticRegression(),
+        search.cv_results_["candidate_epsilon"][0],
+        DELTA,
+        train_size,
+        4,
+        n_classes=3,
+    )
+    assert search.best_estimator_.coef_.shape == (3, 4)
+
+
+def test_linear_scaling_search_runs_with_all_defaults(data):
+    X, y = data
+    search = LinearScalingSearch(
+        DPLogisticRegression(classes=[0, 1]), delta=DELTA, random_state=0
+    ).fit(X, y)
+    assert search.epsilon_ == pytest.approx(1.0, rel=1e-8)
+    assert 5 <= search.best_params_["max_iter"] <= 1000
+    assert 0.1 <= search.best_params_["learning_rate"] <= 10.0
