@@ -16,6 +16,7 @@ Steinke, Balle, Tramèr, Jagielski, Carlini & Terzis (USENIX Security 2023). See
 the user guide, "Auditing a fit".
 """
 
+import inspect
 import math
 import warnings
 from dataclasses import dataclass
@@ -30,6 +31,7 @@ from sklearn.utils import check_array, check_random_state, column_or_1d
 from tqdm.auto import tqdm
 
 from .exceptions import PrivacyLeakWarning, WeakPrivacyWarning
+from .pipeline import PrivatePipeline
 
 __all__ = [
     "AuditResult",
@@ -276,6 +278,22 @@ def _best_test(without, with_, delta, confidence, score):
     return best[1], best[2]
 
 
+def _equal_error_test(without, with_):
+    """Threshold and direction where the two error rates are (nearly) equal.
+
+    Of the two directions, the one with the smaller error there.
+    """
+    thresholds = np.unique(np.concatenate([without, with_]))
+    best = (math.inf, float(thresholds[0]), 1)
+    for direction in (1, -1):
+        fp, fn = _error_counts(without, with_, thresholds, direction)
+        fpr, fnr = fp / without.shape[0], fn / with_.shape[0]
+        i = int(np.argmin(np.abs(fpr - fnr)))
+        if fpr[i] + fnr[i] < best[0]:
+            best = (float(fpr[i] + fnr[i]), float(thresholds[i]), direction)
+    return best[1], best[2]
+
+
 def _rates(without, with_, threshold, direction):
     fp, fn = _error_counts(without, with_, np.array([threshold]), direction)
     return int(fp[0]), int(fn[0])
@@ -294,7 +312,7 @@ def _fresh_entropy(estimator):
     return estimator
 
 
-def _fit_one(estimator, X, y, statistic):
+def _fit_one(estimator, X, y, statistic, fit_params):
     """Fit a fresh clone and return its statistic and claims."""
     estimator = clone(estimator)
     with warnings.catch_warnings():
@@ -302,30 +320,66 @@ def _fit_one(estimator, X, y, statistic):
         # label set or a weak delta say nothing about the audit.
         warnings.simplefilter("ignore", PrivacyLeakWarning)
         warnings.simplefilter("ignore", WeakPrivacyWarning)
-        estimator.fit(X, y)
+        estimator.fit(X, y, **fit_params)
     final = _final_step(estimator)
     mu = getattr(final, "mu_", None)
     return float(statistic(estimator)), float(final.epsilon_), mu
 
 
 def _final_step(estimator):
-    """The private step of a Pipeline (its last), or the estimator itself."""
+    """The step that reports the claim: a Pipeline's last, or the estimator.
+
+    A :class:`~sklearn_dpgd.pipeline.PrivatePipeline` reports the claim of the
+    whole pipeline on itself.
+    """
     return estimator[-1] if isinstance(estimator, Pipeline) else estimator
+
+
+def _classifier(estimator):
+    """(name, classifier) of the step that fits ``coef_`` (name "" if unwrapped).
+
+    The last step of a :class:`~sklearn.pipeline.Pipeline` or of a
+    :class:`~sklearn_dpgd.pipeline.PrivatePipeline` (its fitted copy in
+    ``pipeline_`` once fitted), or the estimator itself.
+    """
+    if isinstance(estimator, Pipeline):
+        return estimator.steps[-1][0], estimator.steps[-1][1]
+    if isinstance(estimator, PrivatePipeline):
+        steps = (
+            estimator.pipeline_.steps
+            if hasattr(estimator, "pipeline_")
+            else estimator.steps
+        )
+        return steps[-1][0], steps[-1][1]
+    return "", estimator
 
 
 def _coefficients(estimator):
     """``coef_`` of an estimator, a pipeline's last step or a search's winner."""
-    estimator = _final_step(estimator)
+    estimator = _classifier(estimator)[1]
     if hasattr(estimator, "coef_"):
         return np.atleast_2d(estimator.coef_)
     return np.atleast_2d(estimator.best_estimator_.coef_)
 
 
-def _canary_statistic(column, row):
+def _canary_statistic(column, row, start):
     def statistic(estimator):
-        return _coefficients(estimator)[row, column]
+        return _coefficients(estimator)[row, column] - start
 
     return statistic
+
+
+def _accepts_start(classifier):
+    """Whether the classifier's fit takes a public start with a free coordinate.
+
+    :class:`~sklearn_dpgd.DPLogisticRegression` and
+    :class:`~sklearn_dpgd.DPHuberSVM` with ``solver="gd"`` and no L2 penalty
+    (a penalty would pull the start back towards zero).
+    """
+    if "coef_init" not in inspect.signature(classifier.fit).parameters:
+        return False
+    params = classifier.get_params(deep=False)
+    return params.get("solver", "gd") == "gd" and params.get("alpha", 0.0) == 0.0
 
 
 def _neighboring(estimator):
@@ -350,10 +404,30 @@ def _scale(estimator, X):
     return max(values + [row_norm, 1.0])
 
 
-def _worlds(estimator, X, y, canary, canary_value, n_padding):
-    """The neighbouring pair and the statistic's default for the canary."""
+def _start(estimator, n_features, labels, row, canary_margin, value):
+    """Fit parameters that start the canary's coordinate at a given margin.
+
+    The canary's coefficient starts at ``canary_margin / value`` (every other
+    coefficient at zero), so the canary's margin ``y (w . x + b)`` starts near
+    ``canary_margin``. Returns ``({}, 0.0)`` where the classifier takes no start
+    (searches, baselines, ``solver="snowball"``, an L2 penalty).
+    """
+    name, classifier = _classifier(estimator)
+    if canary_margin is None or not _accepts_start(classifier):
+        return {}, 0.0
+    start = canary_margin / value
+    n_outputs = 1 if labels.shape[0] <= 2 else labels.shape[0]
+    coef = np.zeros((n_outputs, n_features))
+    coef[row, -1] = start
+    key = f"{name}__coef_init" if name else "coef_init"
+    return {key: coef}, start
+
+
+def _worlds(estimator, X, y, canary, canary_value, n_padding, canary_margin):
+    """The neighbouring pair, the fit parameters and the canary's statistic."""
     labels = np.unique(y)
     replace = _neighboring(estimator) == "replace"
+    fit_params = {}
     if isinstance(canary, str):
         # A fresh column (zero for every row of D) plus padding columns: the
         # canary's clipped gradient is the only signal on its coefficient.
@@ -364,7 +438,11 @@ def _worlds(estimator, X, y, canary, canary_value, n_padding):
         x[-1] = value
         label = labels[-1]
         row = 0 if labels.shape[0] == 2 else labels.shape[0] - 1
-        default = _canary_statistic(X.shape[1] - 1, row)
+        # Under replace the canary's label flips between the worlds: a start on
+        # one label's wrong side is the other's right side, so both start at 0.
+        margin = None if replace else canary_margin
+        fit_params, start = _start(estimator, X.shape[1], labels, row, margin, value)
+        default = _canary_statistic(X.shape[1] - 1, row, start)
     else:
         if not isinstance(canary, tuple) or len(canary) != 2:
             raise TypeError("canary must be 'auto' or a tuple (x, label).")
@@ -382,8 +460,8 @@ def _worlds(estimator, X, y, canary, canary_value, n_padding):
         X0 = np.vstack([X, x])
         y0 = np.append(y, other)
         y1 = np.append(y, label)
-        return (X0, y0), (X0, y1), default
-    return (X, y), (np.vstack([X, x]), np.append(y, label)), default
+        return (X0, y0), (X0, y1), fit_params, default
+    return (X, y), (np.vstack([X, x]), np.append(y, label)), fit_params, default
 
 
 def audit(
@@ -397,6 +475,7 @@ def audit(
     delta=None,
     confidence=0.95,
     canary_value=None,
+    canary_margin=-1000.0,
     n_padding=0,
     n_jobs=None,
     random_state=None,
@@ -516,6 +595,12 @@ def audit(
         raise ValueError(
             f"canary_value must be positive and finite; got {canary_value!r}."
         )
+    if canary_margin is not None and not (
+        isinstance(canary_margin, Real) and math.isfinite(canary_margin)
+    ):
+        raise ValueError(
+            f"canary_margin must be a finite number or None; got {canary_margin!r}."
+        )
     if delta is None:
         delta = float(_final_step(estimator).get_params().get("delta", 0.0))
     if not 0.0 <= delta < 1.0:
@@ -529,8 +614,8 @@ def audit(
     X = check_array(X, dtype=(np.float64, np.float32))
     y = column_or_1d(y)
     estimator = _fresh_entropy(estimator)
-    world0, world1, default = _worlds(
-        estimator, X, y, canary, canary_value, int(n_padding)
+    world0, world1, fit_params, default = _worlds(
+        estimator, X, y, canary, canary_value, int(n_padding), canary_margin
     )
     if statistic == "auto":
         if default is None:
@@ -539,7 +624,8 @@ def audit(
     tasks = [(world, trial) for trial in range(n_trials) for world in (0, 1)]
     worlds = (world0, world1)
     jobs = Parallel(n_jobs=n_jobs, return_as="generator")(
-        delayed(_fit_one)(estimator, *worlds[w], statistic) for w, _ in tasks
+        delayed(_fit_one)(estimator, *worlds[w], statistic, fit_params)
+        for w, _ in tasks
     )
     outputs = list(tqdm(jobs, total=len(tasks), disable=not progress, desc="audit"))
     stats = np.array([o[0] for o in outputs]).reshape(n_trials, 2)
@@ -567,6 +653,11 @@ def audit(
     epsilon_lower = epsilon_lower_bound(fpr, fnr, delta)
     _, _, fp, fn, fpr, fnr = bounds("mu")
     mu_lower = mu_lower_bound(fpr, fnr)
+    # The point estimate at the equal-error threshold of the selection half: for
+    # a Gaussian pair every threshold has the same mu, and this one the smallest
+    # sampling error (the rates of a tail threshold are small counts).
+    threshold_eq, direction_eq = _equal_error_test(without[select], with_[select])
+    fp, fn = _rates(without[evaluation], with_[evaluation], threshold_eq, direction_eq)
     floor = 0.5 / n_eval
     mu_estimate = mu_lower_bound(
         min(max(fp / n_eval, floor), 1 - floor), min(max(fn / n_eval, floor), 1 - floor)
