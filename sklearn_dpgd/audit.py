@@ -30,6 +30,7 @@ from sklearn.pipeline import Pipeline
 from sklearn.utils import check_array, check_random_state, column_or_1d
 from tqdm.auto import tqdm
 
+from .accounting import gdp_mu
 from .exceptions import PrivacyLeakWarning, WeakPrivacyWarning
 from .pipeline import PrivatePipeline
 
@@ -323,6 +324,10 @@ def _fit_one(estimator, X, y, statistic, fit_params):
         estimator.fit(X, y, **fit_params)
     final = _final_step(estimator)
     mu = getattr(final, "mu_", None)
+    if mu is None and getattr(final, "accounting_", None) == "gdp":
+        # A PrivatePipeline of Gaussian mechanisms composes exactly in GDP and
+        # reports the epsilon of that mu.
+        mu = gdp_mu(final.epsilon_, final.delta_)
     return float(statistic(estimator)), float(final.epsilon_), mu
 
 

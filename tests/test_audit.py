@@ -10,7 +10,7 @@ from scipy.stats import binomtest, norm
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import FunctionTransformer
 
-from sklearn_dpgd import DPLogisticRegression, linear_model
+from sklearn_dpgd import DPHuberSVM, DPLogisticRegression, _public_size
 from sklearn_dpgd.accounting import gdp_mu
 from sklearn_dpgd.audit import (
     AuditResult,
@@ -19,6 +19,7 @@ from sklearn_dpgd.audit import (
     epsilon_lower_bound,
     mu_lower_bound,
 )
+from sklearn_dpgd.pipeline import make_private_pipeline
 
 
 def _data(n=60, d=3, seed=0):
@@ -73,60 +74,91 @@ def test_epsilon_and_mu_conversions_against_hand_computed_values():
     assert mu_lower_bound(fpr, norm.cdf(norm.isf(fpr) - mu)) == pytest.approx(mu)
 
 
-def test_audit_is_sound_and_detects_a_missing_factor_of_two(monkeypatch):
+def _mechanisms():
+    """(id, estimator) of every mechanism whose noise the small audit checks.
+
+    All add Gaussian noise scaled by ``SENSITIVITY_FACTOR[neighboring] *
+    clip_norm`` (sklearn_dpgd/_public_size.py) through the private gradient
+    oracle: full-batch DPLogisticRegression and DPHuberSVM under add/remove,
+    DPLogisticRegression under replace, and as the classifier of a
+    PrivatePipeline (whose GDP claim is its composed mu).
+    """
+    inner = {
+        k: v
+        for k, v in _LINEAR.items()
+        if k not in ("epsilon", "delta", "public_n_samples")
+    }
+    replace = dict(_LINEAR, neighboring="replace", public_n_samples=None)
+    return {
+        "logistic": DPLogisticRegression(**_LINEAR),
+        "huber": DPHuberSVM(**_LINEAR),
+        "replace": DPLogisticRegression(**replace),
+        "private_pipeline": make_private_pipeline(
+            DPLogisticRegression(**inner),
+            epsilon=12.0,
+            delta=1e-5,
+            public_n_samples=60,
+        ),
+    }
+
+
+@pytest.mark.parametrize("name", list(_mechanisms()))
+def test_small_audit_fails_if_a_factor_of_two_is_missing(name, monkeypatch):
+    # The in-suite audit: the claim must survive it (a lower bound above the
+    # claimed mu, at 99.9%, would prove the noise too small). That it would catch
+    # a sensitivity missing a factor of 2 is checked by halving the factors the
+    # mechanisms read: the true mu doubles and the same audit must refute it.
+    estimator = _mechanisms()[name]
     X, y = _data()
-    correct = audit(
-        DPLogisticRegression(**_LINEAR),
-        X,
-        y,
-        n_trials=300,
-        confidence=0.999,
-        random_state=0,
-        progress=False,
-    )
+    kwargs = dict(n_trials=300, confidence=0.999, progress=False)
+    correct = audit(estimator, X, y, **kwargs)
     assert correct.mu_claimed == pytest.approx(gdp_mu(12.0, 1e-5), rel=1e-6)
     assert correct.mu_lower <= correct.mu_claimed
     assert correct.epsilon_lower <= correct.epsilon_claimed
     # The canary is near-tight here: the estimate is close to the claim.
     assert 0.6 * correct.mu_claimed < correct.mu_estimate < 1.5 * correct.mu_claimed
 
-    # Half the sensitivity: half the noise, so the true mu is twice the claim.
-    monkeypatch.setitem(linear_model._SENSITIVITY_FACTOR, "add_remove", 0.5)
-    broken = audit(
-        DPLogisticRegression(**_LINEAR),
-        X,
-        y,
-        n_trials=300,
-        confidence=0.999,
-        random_state=0,
-        progress=False,
-    )
+    factors = _public_size.SENSITIVITY_FACTOR
+    for relation in ("add_remove", "replace"):
+        monkeypatch.setitem(factors, relation, factors[relation] / 2.0)
+    broken = audit(estimator, X, y, **kwargs)
     assert broken.mu_claimed == pytest.approx(correct.mu_claimed)
     # (epsilon at delta 1e-5 needs tail events that 150 held-out trials cannot
     # show; the GDP view uses the whole trade-off curve.)
     assert broken.mu_lower > broken.mu_claimed
 
 
-def test_replace_relation_flips_the_canary_label(monkeypatch):
-    # Under replace the sensitivity is 2C; with the factor of add/remove (C) the
-    # claim would be too small by two and the audit must see it.
+def test_pipeline_passes_the_start_to_its_last_step():
+    # A public scaler before the private classifier: the canary's column keeps
+    # its index, the start reaches the classifier as "<step>__coef_init", and
+    # the claim is the classifier's.
     X, y = _data()
-    params = dict(_LINEAR, neighboring="replace", public_n_samples=None)
-    kwargs = dict(n_trials=300, confidence=0.999, random_state=0, progress=False)
-    correct = audit(DPLogisticRegression(**params), X, y, **kwargs)
-    assert correct.mu_lower <= correct.mu_claimed
-    assert correct.mu_estimate > 0.6 * correct.mu_claimed  # the flip is tight
-    monkeypatch.setitem(linear_model._SENSITIVITY_FACTOR, "replace", 1.0)
-    broken = audit(
-        DPLogisticRegression(**params),
-        X,
-        y,
-        n_trials=300,
-        confidence=0.999,
-        random_state=0,
-        progress=False,
+    pipe = make_pipeline(
+        FunctionTransformer(lambda Z: 2.0 * Z), DPLogisticRegression(**_LINEAR)
     )
-    assert broken.mu_lower > broken.mu_claimed
+    result = audit(pipe, X, y, n_trials=20, progress=False)
+    assert result.mu_claimed == pytest.approx(gdp_mu(12.0, 1e-5), rel=1e-6)
+    # Statistics are measured from the start (-1000 / canary_value): near 0.
+    assert np.all(np.abs(result.statistics_without) < 5.0)
+
+
+def test_the_start_keeps_the_canary_gradient_clipped():
+    # Without a start the canary fits itself (its clipped gradient fades) and the
+    # default normalised heavy-ball fit hides part of the claim from the audit;
+    # started at margin -1000 the canary pushes with C at every step.
+    X, y = _data()
+    est = DPLogisticRegression(
+        epsilon=12.0, delta=1e-5, classes=[0, 1], public_n_samples=60, max_iter=40
+    )
+    kwargs = dict(n_trials=150, progress=False, random_state=0)
+    started = audit(est, X, y, **kwargs)
+    free = audit(est, X, y, canary_margin=None, **kwargs)
+
+    def shift(result):
+        s0, s1 = result.statistics_without, result.statistics_with
+        return (s1.mean() - s0.mean()) / np.sqrt((s0.var() + s1.var()) / 2)
+
+    assert shift(started) > 1.3 * shift(free)
 
 
 def test_user_canary_statistic_split_and_result():
@@ -155,19 +187,6 @@ def test_user_canary_statistic_split_and_result():
     assert not np.array_equal(first.statistics_without, second.statistics_without)
     with pytest.raises(dataclasses.FrozenInstanceError):
         first.epsilon_lower = 0.0
-
-
-def test_pipeline_is_audited_through_its_last_step(monkeypatch):
-    # A public scaler before the private classifier: the canary's column keeps
-    # its index, the claim is the classifier's, and a missing factor of 2 shows.
-    X, y = _data()
-    monkeypatch.setitem(linear_model._SENSITIVITY_FACTOR, "add_remove", 0.5)
-    pipe = make_pipeline(
-        FunctionTransformer(lambda Z: 2.0 * Z), DPLogisticRegression(**_LINEAR)
-    )
-    result = audit(pipe, X, y, n_trials=300, confidence=0.999, progress=False)
-    assert result.mu_claimed == pytest.approx(gdp_mu(12.0, 1e-5), rel=1e-6)
-    assert result.mu_lower > result.mu_claimed
 
 
 def test_fits_use_fresh_entropy_even_with_a_fixed_random_state():
