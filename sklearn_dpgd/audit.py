@@ -140,8 +140,11 @@ class AuditResult:
     mu_lower : float
         Lower bound on the GDP mu, valid with probability at least ``confidence``.
     mu_estimate : float
-        Point estimate ``Phi^-1(1 - FPR) - Phi^-1(FNR)`` of mu on the held-out half
-        (rates of 0 replaced by ``0.5 / n``); no guarantee, it may exceed the claim.
+        Point estimate ``Phi^-1(1 - FPR) - Phi^-1(FNR)`` of mu on the held-out half,
+        at the threshold where the two error rates are equal on the selection half
+        (for a Gaussian pair every threshold has the same mu and this one the
+        smallest sampling error; rates of 0 replaced by ``0.5 / n``). No
+        guarantee: it may exceed the claim by sampling error.
     epsilon_claimed : float
         The largest ``epsilon_`` reported by the fits.
     mu_claimed : float or None
@@ -525,11 +528,16 @@ def audit(
         ``"auto"``: a row that is ``canary_value`` on a fresh column (zero for every
         row of ``D``) and zero elsewhere, labelled with the largest class; its
         clipped gradient is then the only signal on that column's coefficient
-        (the white-box canary of the user guide). A tuple: a user row ``x`` of
-        shape (n_features,) and its label (then pass ``statistic``).
+        (the white-box canary of the user guide). Where the classifier takes a
+        public start (``coef_init``: ``DPLogisticRegression`` and ``DPHuberSVM``
+        with ``solver="gd"`` and ``alpha=0``, alone or as a pipeline's last step),
+        the canary's coefficient starts at ``canary_margin / canary_value``. A
+        tuple: a user row ``x`` of shape (n_features,) and its label (then pass
+        ``statistic``).
     statistic : "auto" or callable, default="auto"
         ``"auto"``: the fitted coefficient of the canary's column (of its class's
-        row for multiclass). A callable maps a fitted estimator to a float.
+        row for multiclass) minus its start. A callable maps a fitted estimator to
+        a float.
     n_trials : int, default=1000
         Fits in each world (``2 * n_trials`` fits in all), at least 20.
     delta : float, default=None
@@ -541,11 +549,22 @@ def audit(
         Value of the ``"auto"`` canary on its column; None uses 4 times the
         largest of the estimator's numeric ``clip_norm``/``data_norm``, the largest
         row norm of ``X`` and 1 (so that its gradient is clipped).
+    canary_margin : float or None, default=-1000.0
+        Margin ``y (w . x)`` at which the ``"auto"`` canary starts (negative: on
+        its wrong side). At -1000 the logistic derivative is 1 to double precision
+        and the Huber hinge's exactly 1, so the canary's gradient stays clipped to
+        ``clip_norm`` at every step whatever the step sizes, and its coefficient
+        is a linear image of the noisy steps in its column (user guide). The
+        guarantee holds for every public start, so this is a legitimate pair.
+        None starts at zero. Ignored under ``neighboring="replace"`` (the label
+        flips, so one world's wrong side is the other's right side) and where the
+        classifier takes no start.
     n_padding : int, default=0
         Extra all-zero columns appended with the ``"auto"`` canary (in both
         worlds). With normalised steps they make the noise norm, hence the step
         normalisation, nearly constant, which keeps the canary's shift Gaussian
-        (user guide).
+        (user guide). They also change what the ``"auto"`` rules of the fit (horizon,
+        clipping threshold) compute from the number of features.
     n_jobs : int, default=None
         Parallel fits (joblib; None is 1, -1 all cores).
     random_state : int, RandomState instance or None, default=None
@@ -563,8 +582,8 @@ def audit(
     ------
     ValueError
         If ``n_trials < 20``, ``confidence``, ``delta`` or ``canary_value`` is out
-        of range, ``n_padding`` is negative, or the canary's ``x`` has the wrong
-        length.
+        of range, ``canary_margin`` is not finite, ``n_padding`` is negative, or
+        the canary's ``x`` has the wrong length.
     TypeError
         If ``canary`` or ``statistic`` has a wrong type, or ``statistic`` is
         ``"auto"`` with a user canary.

@@ -208,6 +208,7 @@ def test_fits_use_fresh_entropy_even_with_a_fixed_random_state():
         (dict(n_padding=-1), ValueError, "n_padding"),
         (dict(canary_value=0.0), ValueError, "canary_value"),
         (dict(canary_value=np.inf), ValueError, "canary_value"),
+        (dict(canary_margin=np.nan), ValueError, "canary_margin"),
         (dict(confidence=0.0), ValueError, "confidence"),
         (dict(delta=1.0), ValueError, "delta"),
         (dict(statistic="coef"), TypeError, "statistic"),
