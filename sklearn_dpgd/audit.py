@@ -12,8 +12,12 @@ it shows that the accounting is tight for this attack. The method is that of
 Jagielski, Ullman & Oprea (NeurIPS 2020: Monte Carlo fits, Clopper-Pearson
 bounds on the error rates) and Nasr, Song, Thakurta, Papernot & Carlini (IEEE S&P
 2021: the worst-case, white-box canary), with the GDP estimate of Nasr, Hayes,
-Steinke, Balle, Tramèr, Jagielski, Carlini & Terzis (USENIX Security 2023). See
-the user guide, "Auditing a fit".
+Steinke, Balle, Tramèr, Jagielski, Carlini & Terzis (USENIX Security 2023). The
+default canary sits in a column of its own and, where the estimator takes a
+public start, starts far on its wrong side, so that its clipped gradient is the
+clip norm at every step and the released coefficient is a linear image of the
+noisy steps in its column: the threshold test on it is then the likelihood-ratio
+test of the pair. See the user guide, "Auditing a fit".
 """
 
 import inspect

@@ -110,7 +110,7 @@ def test_small_audit_fails_if_a_factor_of_two_is_missing(name, monkeypatch):
     # mechanisms read: the true mu doubles and the same audit must refute it.
     estimator = _mechanisms()[name]
     X, y = _data()
-    kwargs = dict(n_trials=300, confidence=0.999, progress=False)
+    kwargs = dict(n_trials=400, confidence=0.999, progress=False)
     correct = audit(estimator, X, y, **kwargs)
     assert correct.mu_claimed == pytest.approx(gdp_mu(12.0, 1e-5), rel=1e-6)
     assert correct.mu_lower <= correct.mu_claimed
@@ -123,7 +123,7 @@ def test_small_audit_fails_if_a_factor_of_two_is_missing(name, monkeypatch):
         monkeypatch.setitem(factors, relation, factors[relation] / 2.0)
     broken = audit(estimator, X, y, **kwargs)
     assert broken.mu_claimed == pytest.approx(correct.mu_claimed)
-    # (epsilon at delta 1e-5 needs tail events that 150 held-out trials cannot
+    # (epsilon at delta 1e-5 needs tail events that 200 held-out trials cannot
     # show; the GDP view uses the whole trade-off curve.)
     assert broken.mu_lower > broken.mu_claimed
 
