@@ -522,8 +522,10 @@ def audit(
         of them (anything with ``fit`` that sets ``epsilon_``, on itself or on its
         last step; ``statistic="auto"`` also needs ``coef_`` or
         ``best_estimator_.coef_``). Never modified. The ``"auto"`` canary's column
-        must reach the classifier as a column of its own (true of column-wise
-        scalers).
+        must reach the classifier as its last column, on its own (true of
+        column-wise scalers; a transformer that changes the number of columns
+        makes the start's ``coef_init`` the wrong shape: pass
+        ``canary_margin=None``).
     X : array-like of shape (n_samples, n_features)
         The data set ``D`` (dense).
     y : array-like of shape (n_samples,)
