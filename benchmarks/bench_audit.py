@@ -101,6 +101,27 @@ def configurations():
             2,
         ),
         (
+            "  same, normalize_steps=False",
+            lr(epsilon=4.0, normalize_steps=False, **COMMON),
+            {},
+            False,
+            2,
+        ),
+        (
+            "  same, learning_rate=2.0 (16x)",
+            lr(epsilon=4.0, learning_rate=2.0, **COMMON),
+            {},
+            False,
+            2,
+        ),
+        (
+            "  same, learning_rate=2.0, start at -1000",
+            lr(epsilon=4.0, learning_rate=2.0, **COMMON),
+            dict(canary_margin=-1000.0),
+            False,
+            2,
+        ),
+        (
             "  same, plain gradient steps",
             lr(epsilon=4.0, **PLAIN, **COMMON),
             {},

@@ -487,7 +487,7 @@ def audit(
     delta=None,
     confidence=0.95,
     canary_value=None,
-    canary_margin=-1000.0,
+    canary_margin=-1e6,
     n_padding=0,
     n_jobs=None,
     random_state=None,
@@ -555,13 +555,17 @@ def audit(
         Value of the ``"auto"`` canary on its column; None uses 4 times the
         largest of the estimator's numeric ``clip_norm``/``data_norm``, the largest
         row norm of ``X`` and 1 (so that its gradient is clipped).
-    canary_margin : float or None, default=-1000.0
+    canary_margin : float or None, default=-1e6
         Margin ``y (w . x)`` at which the ``"auto"`` canary starts (negative: on
-        its wrong side). At -1000 the logistic derivative is 1 to double precision
-        and the Huber hinge's exactly 1, so the canary's gradient stays clipped to
-        ``clip_norm`` at every step whatever the step sizes, and its coefficient
-        is a linear image of the noisy steps in its column (user guide). The
-        guarantee holds for every public start, so this is a legitimate pair.
+        its wrong side). Far below -40 the logistic derivative is 1 to double
+        precision and the Huber hinge's exactly 1, so the canary's gradient stays
+        clipped to ``clip_norm`` at every step whatever the step sizes (-1e6
+        leaves room for steps far longer than any default; -1000 lost power at 16
+        times the default step length), and its coefficient is a linear image of
+        the noisy steps in its column (user guide). The guarantee holds for every
+        public start, so this is a legitimate pair. With float32 data the fitted
+        coefficient is float32: the start costs a resolution of about ``6e-8 *
+        canary_margin / canary_value``.
         None starts at zero. Ignored under ``neighboring="replace"`` (the label
         flips, so one world's wrong side is the other's right side) and where the
         classifier takes no start.

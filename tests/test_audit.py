@@ -138,14 +138,14 @@ def test_pipeline_passes_the_start_to_its_last_step():
     )
     result = audit(pipe, X, y, n_trials=20, progress=False)
     assert result.mu_claimed == pytest.approx(gdp_mu(12.0, 1e-5), rel=1e-6)
-    # Statistics are measured from the start (-1000 / canary_value): near 0.
+    # Statistics are measured from the start (-1e6 / canary_value): near 0.
     assert np.all(np.abs(result.statistics_without) < 5.0)
 
 
 def test_the_start_keeps_the_canary_gradient_clipped():
     # Without a start the canary fits itself (its clipped gradient fades) and the
     # default normalised heavy-ball fit hides part of the claim from the audit;
-    # started at margin -1000 the canary pushes with C at every step.
+    # started at margin -1e6 the canary pushes with C at every step.
     X, y = _data()
     est = DPLogisticRegression(
         epsilon=12.0, delta=1e-5, classes=[0, 1], public_n_samples=60, max_iter=40
