@@ -20,6 +20,7 @@ from sklearn_dpgd.audit import (
     mu_lower_bound,
 )
 from sklearn_dpgd.pipeline import make_private_pipeline
+from sklearn_dpgd.preprocessing import DPStandardScaler
 
 
 def _data(n=60, d=3, seed=0):
@@ -75,13 +76,15 @@ def test_epsilon_and_mu_conversions_against_hand_computed_values():
 
 
 def _mechanisms():
-    """(id, estimator) of every mechanism whose noise the small audit checks.
+    """name -> (estimator, audit options) of every mechanism the small audit checks.
 
-    All add Gaussian noise scaled by ``SENSITIVITY_FACTOR[neighboring] *
-    clip_norm`` (sklearn_dpgd/_public_size.py) through the private gradient
-    oracle: full-batch DPLogisticRegression and DPHuberSVM under add/remove,
-    DPLogisticRegression under replace, and as the classifier of a
-    PrivatePipeline (whose GDP claim is its composed mu).
+    All add Gaussian noise scaled by ``SENSITIVITY_FACTOR[neighboring]``
+    (sklearn_dpgd/_public_size.py) times a public norm: the private gradient
+    oracle of full-batch DPLogisticRegression and DPHuberSVM under add/remove,
+    DPLogisticRegression under replace and as the classifier of a PrivatePipeline
+    (whose GDP claim is its composed mu), and the sums of DPStandardScaler
+    (a canary at the bounds of every column; statistic: the sum of the released
+    means, 1/sqrt(1.25) of the claim since the variance sums are not used).
     """
     inner = {
         k: v
@@ -89,16 +92,24 @@ def _mechanisms():
         if k not in ("epsilon", "delta", "public_n_samples")
     }
     replace = dict(_LINEAR, neighboring="replace", public_n_samples=None)
+    scaler = DPStandardScaler(
+        bounds=(-1.0, 1.0), epsilon=12.0, delta=1e-5, public_n_samples=60
+    )
+    at_bounds = dict(canary=(np.ones(3), 1), statistic=lambda s: float(s.mean_.sum()))
     return {
-        "logistic": DPLogisticRegression(**_LINEAR),
-        "huber": DPHuberSVM(**_LINEAR),
-        "replace": DPLogisticRegression(**replace),
-        "private_pipeline": make_private_pipeline(
-            DPLogisticRegression(**inner),
-            epsilon=12.0,
-            delta=1e-5,
-            public_n_samples=60,
+        "logistic": (DPLogisticRegression(**_LINEAR), {}),
+        "huber": (DPHuberSVM(**_LINEAR), {}),
+        "replace": (DPLogisticRegression(**replace), {}),
+        "private_pipeline": (
+            make_private_pipeline(
+                DPLogisticRegression(**inner),
+                epsilon=12.0,
+                delta=1e-5,
+                public_n_samples=60,
+            ),
+            {},
         ),
+        "standard_scaler": (scaler, at_bounds),
     }
 
 
@@ -108,24 +119,27 @@ def test_small_audit_fails_if_a_factor_of_two_is_missing(name, monkeypatch):
     # claimed mu, at 99.9%, would prove the noise too small). That it would catch
     # a sensitivity missing a factor of 2 is checked by halving the factors the
     # mechanisms read: the true mu doubles and the same audit must refute it.
-    estimator = _mechanisms()[name]
+    estimator, options = _mechanisms()[name]
     X, y = _data()
-    kwargs = dict(n_trials=400, confidence=0.999, progress=False)
+    kwargs = dict(n_trials=400, confidence=0.999, progress=False, **options)
     correct = audit(estimator, X, y, **kwargs)
-    assert correct.mu_claimed == pytest.approx(gdp_mu(12.0, 1e-5), rel=1e-6)
-    assert correct.mu_lower <= correct.mu_claimed
+    # (The scaler reports no mu_: its claim is the mu of its epsilon.)
+    claim = gdp_mu(correct.epsilon_claimed, correct.delta)
+    assert claim == pytest.approx(gdp_mu(12.0, 1e-5), rel=1e-6)
+    assert correct.mu_claimed in (None, pytest.approx(claim, rel=1e-6))
+    assert correct.mu_lower <= claim
     assert correct.epsilon_lower <= correct.epsilon_claimed
     # The canary is near-tight here: the estimate is close to the claim.
-    assert 0.6 * correct.mu_claimed < correct.mu_estimate < 1.5 * correct.mu_claimed
+    assert 0.6 * claim < correct.mu_estimate < 1.5 * claim
 
     factors = _public_size.SENSITIVITY_FACTOR
     for relation in ("add_remove", "replace"):
         monkeypatch.setitem(factors, relation, factors[relation] / 2.0)
     broken = audit(estimator, X, y, **kwargs)
-    assert broken.mu_claimed == pytest.approx(correct.mu_claimed)
+    assert broken.epsilon_claimed == pytest.approx(correct.epsilon_claimed)
     # (epsilon at delta 1e-5 needs tail events that 200 held-out trials cannot
     # show; the GDP view uses the whole trade-off curve.)
-    assert broken.mu_lower > broken.mu_claimed
+    assert broken.mu_lower > claim
 
 
 def test_pipeline_passes_the_start_to_its_last_step():
