@@ -14,8 +14,13 @@ schedule and ``max_iter="auto"``. For epsilon in {0.4, 1.6} and each accountant
 * the mean test accuracy over the seeds.
 
 Then the time to calibrate 1,000 Poisson steps (q = 256 / 32561) to a target
-epsilon with each accountant (target < 1 s for PLD), for a constant profile and an
-exponentially decaying one (1,000 distinct levels).
+epsilon with each accountant (target < 1 s for PLD; caches cleared), for a constant
+profile and three of 1,000 distinct levels (a PLD-calibrated plan runs rounded down
+to at most 32 levels, ``pld_plan_levels``), with the wall and CPU times (the CPU
+time is what an unloaded machine would take) and, for PLD, the reported epsilon
+over the PLD of exactly the plan on a 4x finer grid (target in [1, 1.02]).
+
+    python benchmarks/bench_accounting.py --timing-only
 """
 
 import argparse
@@ -25,7 +30,9 @@ import warnings
 import numpy as np
 
 from sklearn_dpgd import DPLogisticRegression
+from sklearn_dpgd._pld import _level_pmfs, composed_pmfs, epsilon_of
 from sklearn_dpgd._subsampled import (
+    _cached_pld_epsilon,
     calibrate_poisson_noise_multipliers,
     pld_epsilon,
     pld_grid_step,
@@ -81,18 +88,40 @@ def timing_table():
     profiles = {
         "constant": np.ones(1000),
         "exp. decay 0.998": 0.998 ** np.arange(1000),
+        "linear 1 to 3": np.linspace(1.0, 3.0, 1000),
+        "random in [0.5, 2]": np.random.default_rng(0).uniform(0.5, 2.0, 1000),
     }
-    print("\n| profile (1,000 steps) | epsilon | accountant | seconds |")
-    print("|---|---|---|---|")
+    print(
+        "\n| profile (1,000 steps) | epsilon | accountant | levels run | wall s "
+        "| CPU s | epsilon / PLD on a 4x finer grid |"
+    )
+    print("|---|---|---|---|---|---|---|")
     for name, profile in profiles.items():
         for eps in EPSILONS:
             for accountant in ("rdp", "pld"):
-                start = time.perf_counter()
-                calibrate_poisson_noise_multipliers(
+                _cached_pld_epsilon.cache_clear()
+                _level_pmfs.cache_clear()
+                start, cpu = time.perf_counter(), time.process_time()
+                z = calibrate_poisson_noise_multipliers(
                     profile, q, eps, DELTA, accountant=accountant
                 )
                 elapsed = time.perf_counter() - start
-                print(f"| {name} | {eps} | {accountant} | {elapsed:.3f} |")
+                cpu = time.process_time() - cpu
+                ratio = ""
+                if accountant == "pld":
+                    step = pld_grid_step(eps, z.size)
+                    levels = tuple(
+                        (a, q, int(n))
+                        for a, n in zip(*np.unique(z, return_counts=True), strict=True)
+                    )
+                    fine = epsilon_of(
+                        composed_pmfs(levels, step / 4, DELTA), step / 4, DELTA
+                    )
+                    ratio = f"{pld_epsilon(z, q, DELTA, step) / fine:.4f}"
+                print(
+                    f"| {name} | {eps} | {accountant} | {np.unique(z).size} | "
+                    f"{elapsed:.3f} | {cpu:.3f} | {ratio} |"
+                )
 
 
 def main():
@@ -104,9 +133,11 @@ def main():
         "home; Adult is downloaded into it on first use)",
     )
     parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--timing-only", action="store_true")
     args = parser.parse_args()
     warnings.simplefilter("ignore")
-    fit_table(args.data_home, args.seeds)
+    if not args.timing_only:
+        fit_table(args.data_home, args.seeds)
     timing_table()
 
 
