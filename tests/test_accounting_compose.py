@@ -1,0 +1,147 @@
+"""Searches and private pipelines report the tight valid composition (issue 18).
+
+The reference is dp-accounting's PLD of the same mechanisms, pessimistic (an
+upper bound) and optimistic (a lower bound) on a fine grid; RDP is the
+cross-check that the reported epsilon never exceeds.
+"""
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+from dp_accounting.pld import privacy_loss_distribution as pld_lib
+from sklearn.datasets import make_classification
+from sklearn.preprocessing import Normalizer
+
+from sklearn_dpgd import DPLogisticRegression
+from sklearn_dpgd._subsampled import DEFAULT_ORDERS, rdp_epsilon
+from sklearn_dpgd.accounting import (
+    EpsilonDeltaRecord,
+    GaussianSteps,
+    gdp_mu,
+    pure_dp_rdp,
+)
+from sklearn_dpgd.exceptions import PrivacyLeakWarning
+from sklearn_dpgd.model_selection import PrivateGridSearchCV
+from sklearn_dpgd.pipeline import make_private_pipeline
+from sklearn_dpgd.preprocessing import DPMinMaxScaler
+
+DELTA = 1e-6
+STEP = 1e-4
+
+
+def _pld(pieces, pessimistic):
+    """dp-accounting PLD of ``("gauss", mu)`` and ``("eps", (epsilon, delta))``."""
+    total = None
+    for kind, value in pieces:
+        if kind == "gauss":
+            pld = pld_lib.from_gaussian_mechanism(
+                1.0 / value,
+                value_discretization_interval=STEP,
+                pessimistic_estimate=pessimistic,
+                use_connect_dots=pessimistic,
+            )
+        else:
+            # The dominating pair of an (epsilon, delta)-DP mechanism (Kairouz,
+            # Oh & Viswanath 2015), its losses rounded up or down to the grid.
+            eps, dlt = value
+            rnd = math.ceil if pessimistic else math.floor
+            pmf = {rnd(eps / STEP): (1 - dlt) / (1 + math.exp(-eps))}
+            low = rnd(-eps / STEP)
+            pmf[low] = pmf.get(low, 0.0) + (1 - dlt) / (1 + math.exp(eps))
+            pld = pld_lib.PrivacyLossDistribution.create_from_rounded_probability(
+                pmf, dlt, STEP, pessimistic_estimate=pessimistic
+            )
+        total = pld if total is None else total.compose(pld)
+    return total
+
+
+def _rdp(pieces, delta):
+    orders = DEFAULT_ORDERS
+    rdp = np.zeros(orders.size)
+    for kind, value in pieces:
+        assert kind == "gauss" or value[1] == 0.0  # RDP has no (epsilon, delta)
+        rdp += (
+            0.5 * orders * value**2
+            if kind == "gauss"
+            else pure_dp_rdp(orders, value[0])
+        )
+    return rdp_epsilon(rdp, orders, delta)
+
+
+def _side_pieces(entries, part):
+    mu_sq, pieces = 0.0, []
+    for e in entries:
+        if e.part not in (None, part):
+            continue
+        if isinstance(e.mechanism, EpsilonDeltaRecord):
+            pieces.append(("eps", (e.mechanism.epsilon, e.mechanism.delta)))
+        else:
+            assert all(isinstance(r, GaussianSteps) for r in e.mechanism)
+            assert all(r.sampling_rate == 1.0 for r in e.mechanism)
+            mu_sq += sum(r.count / r.noise_multiplier**2 for r in e.mechanism)
+    return [("gauss", math.sqrt(mu_sq))] + pieces
+
+
+@pytest.fixture(scope="module")
+def data():
+    X, y = make_classification(
+        n_samples=1500, n_features=5, n_informative=3, class_sep=1.5, random_state=0
+    )
+    return Normalizer().fit_transform(X), y
+
+
+def test_search_reports_the_exact_composition_between_the_plds(data):
+    X, y = data
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        search = PrivateGridSearchCV(
+            DPLogisticRegression(classes=[0, 1], max_iter=5),
+            {"learning_rate": [0.5, 2.0]},
+            epsilon=1.0,
+            delta=DELTA,
+            random_state=0,
+        ).fit(X, y)
+    entries = search.ledger_.entries
+    upper, lower, rdp = [], [], []
+    for part in ("train", "validation"):
+        pieces = _side_pieces(entries, part)
+        upper.append(_pld(pieces, True).get_epsilon_for_delta(DELTA))
+        lower.append(_pld(pieces, False).get_epsilon_for_delta(DELTA))
+        rdp.append(_rdp(pieces, DELTA))
+    # Parallel composition over the two sides: the worse side.
+    assert max(lower) <= search.epsilon_ <= max(upper) <= 1.005 * search.epsilon_
+    assert search.epsilon_ < max(rdp)  # RDP, the cross-check, is looser
+
+
+def test_basic_pipeline_composes_the_fixed_guarantees_exactly():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(1500, 2))
+    y = (X[:, 0] + 0.5 * X[:, 1] > 0).astype(int)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        pipe = make_private_pipeline(
+            DPMinMaxScaler(bounds_range=(-10, 10)),  # private bounds: pure DP
+            DPLogisticRegression(classes=[0, 1]),  # full batch: GDP
+            epsilon=1.0,
+            delta=DELTA,
+            budget_split={"dpminmaxscaler": 0.3, "dplogisticregression": 0.7},
+        ).fit(X, y)
+    assert pipe.accounting_ == "basic"
+    (eps_s, delta_s), (eps_c, delta_c) = (
+        pipe.budget_["dpminmaxscaler"],
+        pipe.budget_["dplogisticregression"],
+    )
+    # The guarantees fixed before the fit: the classifier's mu-GDP and the
+    # scaler's (epsilon, delta) share.
+    pieces = [("gauss", gdp_mu(eps_c, delta_c)), ("eps", (eps_s, delta_s))]
+    upper = _pld(pieces, True).get_epsilon_for_delta(pipe.delta_)
+    lower = _pld(pieces, False).get_epsilon_for_delta(pipe.delta_)
+    assert lower <= pipe.epsilon_ <= upper <= 1.005 * pipe.epsilon_
+    # Tighter than the basic composition it replaces, and never below what ran.
+    assert pipe.epsilon_ < 0.99 * (eps_s + eps_c)
+    assert pipe.ledger_.epsilon(pipe.delta_) <= pipe.epsilon_
+    # RDP of the same guarantees (the scaler is pure: delta 0) is looser.
+    rdp = _rdp([pieces[0], ("eps", (eps_s, 0.0))], pipe.delta_)
+    assert pipe.epsilon_ < rdp
