@@ -21,24 +21,46 @@ time is what an unloaded machine would take) and, for PLD, the reported epsilon
 over the PLD of exactly the plan on a 4x finer grid (target in [1, 1.02]).
 
     python benchmarks/bench_accounting.py --timing-only
+
+Last, the choice of filter for DP-AGD (``AdaptiveStepSchedule``, full batch): how
+many nominal iterations (one Gaussian gradient and one report-noisy-max selection,
+the default budget fractions) fit in the budget under the Renyi filter at the best
+fixed order (what runs), under a GDP filter (Smith & Thakurta 2022) with each
+epsilon-DP selection bounded by its tightest GDP ``mu = 2 Phi^-1(e^eps / (1 +
+e^eps))``, and, as a reference only, under the PLD of the sequence composed as if
+fixed in advance (not a valid filter for adaptively chosen mechanisms).
 """
 
 import argparse
+import math
 import time
 import warnings
 
 import numpy as np
+from dp_accounting.pld import common
+from dp_accounting.pld import privacy_loss_distribution as pld_lib
+from scipy.stats import norm
 
 from sklearn_dpgd import DPLogisticRegression
 from sklearn_dpgd._pld import _level_pmfs, composed_pmfs, epsilon_of
 from sklearn_dpgd._subsampled import (
+    DEFAULT_ORDERS,
     _cached_pld_epsilon,
     calibrate_poisson_noise_multipliers,
     pld_epsilon,
     pld_grid_step,
 )
-from sklearn_dpgd.accounting import _expand_ledger
+from sklearn_dpgd.accounting import (
+    GaussianSteps,
+    NoisyMaxSteps,
+    _conversion_term,
+    _expand_ledger,
+    _record_rdp,
+    best_filter_order,
+    gdp_mu,
+)
 from sklearn_dpgd.datasets import load_benchmark_split, paper_preprocessor
+from sklearn_dpgd.schedules import AdaptiveStepSchedule
 
 DELTA = 1e-8
 EPSILONS = (0.4, 1.6)
@@ -124,6 +146,61 @@ def timing_table():
                 )
 
 
+def _pure_dp_gdp_mu(epsilon):
+    # The tightest mu with G_mu below randomized response's trade-off function.
+    return 2.0 * norm.ppf(math.exp(epsilon) / (1.0 + math.exp(epsilon)))
+
+
+def _nominal_pld_iterations(z, eps_select, epsilon, delta):
+    def spent(k):
+        step = eps_select / 128  # the pure pieces' losses on the grid
+        gauss = pld_lib.from_gaussian_mechanism(
+            z / math.sqrt(k), value_discretization_interval=step
+        )
+        pure = pld_lib.from_privacy_parameters(
+            common.DifferentialPrivacyParameters(eps_select, 0.0),
+            value_discretization_interval=step,
+        ).self_compose(k)
+        return gauss.compose(pure).get_epsilon_for_delta(delta)
+
+    lo, hi = 1, 4096
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if spent(mid) <= epsilon else (lo, mid)
+    return lo
+
+
+def adaptive_table():
+    """Nominal DP-AGD iterations each filter admits (default fractions 1/120)."""
+    print(
+        "\n| epsilon | delta | Renyi filter | GDP filter | GDP / Renyi "
+        "| PLD as if fixed (not a valid filter) |"
+    )
+    print("|---|---|---|---|---|---|")
+    for delta in (1e-5, 1e-8):
+        for eps in (0.1, 0.5, 2.0, 8.0):
+            schedule = AdaptiveStepSchedule()
+            z = 1.0 / (eps * schedule.gradient_fraction)
+            eps_select = eps * schedule.selection_fraction
+            records = (GaussianSteps(z), NoisyMaxSteps(eps_select))
+            step = np.array(
+                [sum(_record_rdp(r, a) for r in records) for a in DEFAULT_ORDERS]
+            )
+            order = best_filter_order(eps, delta, DEFAULT_ORDERS, step)
+            i = int(np.flatnonzero(DEFAULT_ORDERS == order)[0])
+            renyi = (eps - _conversion_term(order, delta)) / step[i]
+            gdp = gdp_mu(eps, delta) ** 2 / (z**-2 + _pure_dp_gdp_mu(eps_select) ** 2)
+            pld = (
+                _nominal_pld_iterations(z, eps_select, eps, delta)
+                if eps in (0.5, 2.0) and delta == 1e-5
+                else ""
+            )
+            print(
+                f"| {eps} | {delta:g} | {renyi:.0f} | {gdp:.0f} | "
+                f"{gdp / renyi:.3f} | {pld} |"
+            )
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -139,6 +216,7 @@ def main():
     if not args.timing_only:
         fit_table(args.data_home, args.seeds)
     timing_table()
+    adaptive_table()
 
 
 if __name__ == "__main__":
