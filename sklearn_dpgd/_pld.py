@@ -218,8 +218,8 @@ def composed_pmfs(levels, step, delta=None):
     return pairs[0]
 
 
-def epsilon_of(pmfs, step, delta):
-    """Epsilon at ``delta`` of a pair of PMFs, by dp-accounting's own conversion."""
+def to_dp_accounting(pmfs, step):
+    """The pair of PMFs as a dp-accounting ``PrivacyLossDistribution``."""
     from dp_accounting.pld import pld_pmf
     from dp_accounting.pld.privacy_loss_distribution import PrivacyLossDistribution
 
@@ -227,6 +227,9 @@ def epsilon_of(pmfs, step, delta):
         pld_pmf.DensePLDPmf(step, lower, probs, infinity, True)
         for lower, probs, infinity in pmfs
     )
-    return max(
-        float(PrivacyLossDistribution(remove, add).get_epsilon_for_delta(delta)), 0.0
-    )
+    return PrivacyLossDistribution(remove, add)
+
+
+def epsilon_of(pmfs, step, delta):
+    """Epsilon at ``delta`` of a pair of PMFs, by dp-accounting's own conversion."""
+    return max(float(to_dp_accounting(pmfs, step).get_epsilon_for_delta(delta)), 0.0)

@@ -929,6 +929,24 @@ def _grouped_pld_epsilon(z, q, counts, delta, step):
     return _cached_pld_epsilon(levels, float(delta), float(step))
 
 
+def _ledger_pld(records, delta, step):
+    """dp-accounting PLD of subsampled ``GaussianSteps`` records (any order)."""
+    z = np.array([r.noise_multiplier for r in records], dtype=float)
+    q = np.array([r.sampling_rate for r in records], dtype=float)
+    counts = np.array([r.count for r in records], dtype=float)
+    # Equal (z, q) runs of different records merge (composition commutes).
+    pairs = {}
+    for zi, qi, n in zip(z.tolist(), q.tolist(), counts.tolist(), strict=True):
+        pairs[zi, qi] = pairs.get((zi, qi), 0.0) + n
+    z = np.array([k[0] for k in pairs])
+    q = np.array([k[1] for k in pairs])
+    z, q, counts = _quantize_down(z, q, np.array(list(pairs.values())))
+    levels = tuple(
+        (float(zi), float(qi), int(n)) for zi, qi, n in zip(z, q, counts, strict=True)
+    )
+    return _pld.to_dp_accounting(_pld.composed_pmfs(levels, step, delta), step)
+
+
 def pld_epsilon(
     noise_multipliers, sampling_rates, delta, value_discretization_interval
 ):

@@ -1759,24 +1759,26 @@ def _pld_compose(entries, delta):
     for entry in entries:
         m = entry.mechanism
         if isinstance(m, EpsilonDeltaRecord):
-            parts = [
-                pld_lib.from_privacy_parameters(
-                    common.DifferentialPrivacyParameters(m.epsilon, m.delta),
-                    value_discretization_interval=_LEDGER_PLD_STEP,
-                )
-            ]
-        else:
-            parts = [
-                pld_lib.from_gaussian_mechanism(
-                    r.noise_multiplier,
-                    sampling_prob=r.sampling_rate,
-                    value_discretization_interval=_LEDGER_PLD_STEP,
-                ).self_compose(r.count)
-                for r in m
-                if r.sampling_rate < 1.0 and math.isfinite(r.noise_multiplier)
-            ]
-        for part in parts:
+            part = pld_lib.from_privacy_parameters(
+                common.DifferentialPrivacyParameters(m.epsilon, m.delta),
+                value_discretization_interval=_LEDGER_PLD_STEP,
+            )
             pld = part if pld is None else pld.compose(part)
+    # The subsampled steps of all entries, in one PLD: dp-accounting's PMFs,
+    # computed vectorised and composed by level (a ledger with a 30-level
+    # minibatch fit took 10 s through dp-accounting's own loops).
+    subsampled = [
+        r
+        for e in entries
+        if not isinstance(e.mechanism, EpsilonDeltaRecord)
+        for r in e.mechanism
+        if r.sampling_rate < 1.0 and math.isfinite(r.noise_multiplier)
+    ]
+    if subsampled:
+        from ._subsampled import _ledger_pld
+
+        part = _ledger_pld(subsampled, delta, _LEDGER_PLD_STEP)
+        pld = part if pld is None else pld.compose(part)
     if pld is None:
         return 0.0
     return min(basic, max(float(pld.get_epsilon_for_delta(delta)), 0.0))

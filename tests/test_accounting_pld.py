@@ -8,6 +8,7 @@ import dp_accounting
 import numpy as np
 import pytest
 from dp_accounting import NeighboringRelation
+from dp_accounting.pld import common
 from dp_accounting.pld import privacy_loss_distribution as pld_lib
 
 from sklearn_dpgd import DPLogisticRegression, _pld
@@ -18,7 +19,14 @@ from sklearn_dpgd._subsampled import (
     pld_grid_step,
     pld_plan_levels,
 )
-from sklearn_dpgd.accounting import _expand_ledger
+from sklearn_dpgd.accounting import (
+    _LEDGER_PLD_STEP,
+    EpsilonDeltaRecord,
+    GaussianSteps,
+    LedgerEntry,
+    _expand_ledger,
+    _pld_compose,
+)
 from sklearn_dpgd.schedules import ExponentialDecaySchedule
 
 
@@ -137,3 +145,27 @@ def test_minibatch_fit_runs_the_levels_its_pld_composes():
     finer = _finer_epsilon(z, q, 1e-6, pld_grid_step(1.0, z.size) / 4)
     assert finer <= clf.epsilon_ <= 1.02 * finer
     assert clf.epsilon_ <= 1.0
+
+
+def test_ledger_composes_subsampled_steps_with_records_as_dp_accounting():
+    # A ledger with (epsilon, delta) records composes its subsampled steps with
+    # the fast PMFs; dp-accounting's own composition on the same grid agrees,
+    # the tail truncation (at most 1e-3 delta) only adding.
+    delta = 1e-6
+    steps = (GaussianSteps(2.0, 0.05, 20), GaussianSteps(1.5, 0.05, 10))
+    entries = [LedgerEntry(steps), LedgerEntry(EpsilonDeltaRecord(0.2, 1e-7))]
+    got = _pld_compose(entries, delta)
+    reference = pld_lib.from_privacy_parameters(
+        common.DifferentialPrivacyParameters(0.2, 1e-7),
+        value_discretization_interval=_LEDGER_PLD_STEP,
+    )
+    for r in steps:
+        reference = reference.compose(
+            pld_lib.from_gaussian_mechanism(
+                r.noise_multiplier,
+                sampling_prob=r.sampling_rate,
+                value_discretization_interval=_LEDGER_PLD_STEP,
+            ).self_compose(r.count)
+        )
+    expected = reference.get_epsilon_for_delta(delta)
+    assert expected * (1 - 1e-8) <= got <= expected * (1 + 1e-4)
