@@ -7,10 +7,12 @@ cross-check that the reported epsilon never exceeds.
 
 import math
 import warnings
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 from dp_accounting.pld import privacy_loss_distribution as pld_lib
+from scipy.stats import norm
 from sklearn.datasets import make_classification
 from sklearn.preprocessing import Normalizer
 
@@ -26,6 +28,7 @@ from sklearn_dpgd.exceptions import PrivacyLeakWarning
 from sklearn_dpgd.model_selection import PrivateGridSearchCV
 from sklearn_dpgd.pipeline import make_private_pipeline
 from sklearn_dpgd.preprocessing import DPMinMaxScaler
+from sklearn_dpgd.schedules import AdaptiveStepSchedule
 
 DELTA = 1e-6
 STEP = 1e-4
@@ -145,3 +148,39 @@ def test_basic_pipeline_composes_the_fixed_guarantees_exactly():
     # RDP of the same guarantees (the scaler is pure: delta 0) is looser.
     rdp = _rdp([pieces[0], ("eps", (eps_s, 0.0))], pipe.delta_)
     assert pipe.epsilon_ < rdp
+
+
+def _pure_dp_gdp_mu(eps):
+    return 2.0 * norm.ppf(math.exp(eps) / (1.0 + math.exp(eps)))
+
+
+@pytest.mark.parametrize("eps", [0.01, 0.5, 2.0])
+def test_tightest_gdp_mu_of_an_epsilon_dp_piece(eps):
+    # An epsilon-DP mechanism's trade-off function can be randomized response's,
+    # f(a) = max(0, 1 - e^eps a, e^-eps (1 - a)); G_mu <= f for all a needs
+    # mu >= Phi^-1(1 - a) - Phi^-1(f(a)) everywhere, largest at the kink.
+    kink = 1.0 / (1.0 + math.exp(eps))
+    a = np.concatenate(
+        [np.geomspace(1e-12, 0.5, 4000), 1 - np.geomspace(1e-12, 0.5, 4000), [kink]]
+    )
+    f = np.maximum(1 - math.exp(eps) * a, math.exp(-eps) * (1 - a))
+    needed = norm.isf(a) - norm.ppf(f)
+    assert needed.max() == pytest.approx(_pure_dp_gdp_mu(eps), rel=1e-9)
+    assert a[np.argmax(needed)] == kink
+
+
+@pytest.mark.parametrize("eps, delta", [(0.1, 1e-5), (2.0, 1e-5), (0.5, 1e-8)])
+def test_dp_agd_keeps_the_renyi_filter_which_admits_more_iterations(eps, delta):
+    # The choice documented in doc/privacy.rst: a GDP filter (valid: Smith &
+    # Thakurta 2022) would admit fewer nominal DP-AGD iterations than the Renyi
+    # filter at its fixed order, because the selections' GDP bound (above) is
+    # looser than their RDP bound.
+    schedule = AdaptiveStepSchedule()
+    context = SimpleNamespace(epsilon=eps, delta=delta)
+    renyi = schedule.make_filter(context)
+    gaussian, selection = schedule._nominal_iteration(context)
+    n_renyi = renyi.remaining() / (renyi.cost(gaussian) + renyi.cost(selection))
+    n_gdp = gdp_mu(eps, delta) ** 2 / (
+        gaussian.noise_multiplier**-2 + _pure_dp_gdp_mu(selection.epsilon) ** 2
+    )
+    assert n_gdp < 0.96 * n_renyi

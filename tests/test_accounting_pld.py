@@ -169,3 +169,42 @@ def test_ledger_composes_subsampled_steps_with_records_as_dp_accounting():
         )
     expected = reference.get_epsilon_for_delta(delta)
     assert expected * (1 - 1e-8) <= got <= expected * (1 + 1e-4)
+
+
+@pytest.mark.parametrize("add", [False, True], ids=["remove", "add"])
+@pytest.mark.parametrize(
+    # Under "add" the loss is at most -log(1 - q): epsilons below it.
+    "z, q, eps",
+    [(1.0, 0.01, 0.005), (0.7, 0.2, 0.1), (0.5, 0.05, 0.02), (3.0, 1.0, 0.1)],
+)
+def test_hockey_stick_is_the_integral_of_the_neighbouring_densities(z, q, eps, add):
+    # Independent of dp-accounting: delta(eps) = int (p(x) - e^eps p'(x))_+ dx for
+    # the pair of a sensitivity-1 step (a mixture shifted by 1, not 2 or 1/2):
+    # dropping or adding a factor 2 in the sensitivity moves delta by far more.
+    from scipy.integrate import quad
+    from scipy.stats import norm
+
+    def pair(x, shift):
+        base = norm.pdf(x, scale=z)
+        mixture = (1 - q) * base + q * norm.pdf(x, loc=shift, scale=z)
+        return (base, mixture) if add else (mixture, base)
+
+    def delta_for(shift):
+        def excess(x):
+            upper, lower = pair(x, shift)
+            return max(upper - np.exp(eps) * lower, 0.0)
+
+        return quad(
+            excess,
+            -40 * z,
+            40 * z,
+            points=[0.0, shift],
+            limit=400,
+            epsabs=1e-15,
+            epsrel=1e-10,
+        )[0]
+
+    got = _pld._hockey_stick(z, q, np.array([eps]), add)[0]
+    shift = 1.0 if add else -1.0
+    assert got == pytest.approx(delta_for(shift), rel=1e-6, abs=1e-12)
+    assert got != pytest.approx(delta_for(2 * shift), rel=0.05)
