@@ -208,3 +208,27 @@ def test_hockey_stick_is_the_integral_of_the_neighbouring_densities(z, q, eps, a
     shift = 1.0 if add else -1.0
     assert got == pytest.approx(delta_for(shift), rel=1e-6, abs=1e-12)
     assert got != pytest.approx(delta_for(2 * shift), rel=0.05)
+
+
+@pytest.mark.parametrize("epsilon", [0.4, 1.6])
+def test_calibrated_distinct_levels_against_dp_accountings_own_pld(epsilon):
+    # The reference is dp-accounting's PLDAccountant itself (its own PMFs and
+    # compositions) on a 2x finer grid, for exactly the 1,000 steps that run.
+    q, delta = 256 / 32561, 1e-8
+    z = calibrate_poisson_noise_multipliers(
+        np.linspace(1.0, 3.0, 1000), q, epsilon, delta
+    )
+    step = pld_grid_step(epsilon, z.size)
+    accountant = dp_accounting.pld.PLDAccountant(
+        NeighboringRelation.ADD_OR_REMOVE_ONE, value_discretization_interval=step / 2
+    )
+    for level, count in zip(*np.unique(z, return_counts=True), strict=True):
+        accountant.compose(
+            dp_accounting.PoissonSampledDpEvent(
+                q, dp_accounting.GaussianDpEvent(float(level))
+            ),
+            int(count),
+        )
+    reference = accountant.get_epsilon(delta)
+    reported = pld_epsilon(z, q, delta, step)
+    assert reference <= reported <= 1.02 * reference
