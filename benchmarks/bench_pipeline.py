@@ -7,14 +7,15 @@ Run from the repository root (Adult is downloaded on first use; see --data-home)
 Rows (test accuracy, mean and std over the seeds, Adult's standard split,
 delta = 1e-8, the classifier's defaults; nothing is tuned on the test split):
 
-* ``private, declared bounds``: :class:`~sklearn_dpgd.pipeline.PrivatePipeline` of
-  ``DPOneHotEncoder`` (the category lists of ``adult.names``, public) and
-  ``DPMinMaxScaler`` with the public ranges below, ``Normalizer`` and
-  ``DPLogisticRegression``: the preprocessing reads nothing, the classifier gets
-  the whole budget;
-* ``private, DP bounds (10%)``: the same with the numeric bounds estimated by DP
-  quantiles (0.01 and 0.99) within the public ranges, which get 10% of the budget
-  (the pipeline's default split);
+* ``private_pipeline("adult")``: the documented recipe,
+  :func:`sklearn_dpgd.datasets.private_pipeline`: ``DPOneHotEncoder`` with the
+  category lists of ``adult.names`` (public), ``DPMinMaxScaler`` with bounds
+  estimated by DP quantiles (0.01 and 0.99) inside public ranges (10% of the
+  budget, the pipeline's default split), ``Normalizer`` and
+  ``DPLogisticRegression`` (90%);
+* ``same, declared bounds``: the same pipeline with the public ranges declared as
+  the bounds (``set_params``): the preprocessing reads nothing, the classifier
+  gets the whole budget;
 * ``classifier only, non-private preprocessing``: ``paper_preprocessor()`` (min/max
   and categories read from the training data without noise) and
   ``DPLogisticRegression`` at the same epsilon: the cost of privatising the
@@ -29,12 +30,8 @@ delta = 1e-8, the classifier's defaults; nothing is tuned on the test split):
   epsilon-DP in total (delta = 0), run by this script's ``--worker`` mode on the
   raw DataFrame handed over as CSV.
 
-The public ranges come from ``adult.names`` and the coding of the Current
-Population Survey, never from the data: ``age`` > 16 (the extraction rule of
-``adult.names``) and at most 100; ``education-num`` codes 1 to 16 (16 education
-levels); ``capital-gain`` and ``capital-loss`` in [0, 99999] (the survey's top
-code); ``hours-per-week`` in [1, 99] (> 0 by the extraction rule, top-coded at
-99); ``fnlwgt`` (a survey weight, no published range) in [0, 1.5e6].
+The public ranges and categories are those of ``private_pipeline("adult")`` (read
+from its parameters; see its docstring for their sources), never the data.
 """
 
 import argparse
@@ -53,43 +50,34 @@ from sklearn.preprocessing import Normalizer
 
 if "--worker" not in sys.argv:  # the worker's interpreter has no sklearn_dpgd
     from sklearn_dpgd import DPLogisticRegression
-    from sklearn_dpgd.datasets import load_benchmark_split, paper_preprocessor
-    from sklearn_dpgd.pipeline import make_private_pipeline
-    from sklearn_dpgd.preprocessing import DPMinMaxScaler, DPOneHotEncoder
+    from sklearn_dpgd.datasets import (
+        load_benchmark_split,
+        paper_preprocessor,
+        private_pipeline,
+    )
 
 EPSILONS = (0.1, 0.4, 1.0)
 DELTA = 1e-8
 TARGETS = {0.1: 0.815, 0.4: 0.833, 1.0: 0.838}
-PUBLIC_RANGES = {
-    "age": (17, 100),
-    "fnlwgt": (0, 1.5e6),
-    "education-num": (1, 16),
-    "capital-gain": (0, 99999),
-    "capital-loss": (0, 99999),
-    "hours-per-week": (1, 99),
-}
 
 
-def _private(X, epsilon, private_bounds):
-    categorical = [c for c in X.columns if str(X[c].dtype) == "category"]
-    numeric = list(PUBLIC_RANGES)
-    ranges = [PUBLIC_RANGES[c] for c in numeric]
-    scaler = (
-        DPMinMaxScaler(bounds_range=ranges)
-        if private_bounds
-        else DPMinMaxScaler(ranges)
+def _declared_bounds(epsilon):
+    """``private_pipeline("adult")`` with its public ranges declared as bounds."""
+    model = private_pipeline("adult", epsilon=epsilon, delta=DELTA)
+    ranges = model.get_params()["columntransformer__num__bounds_range"]
+    return model.set_params(
+        columntransformer__num__bounds=ranges,
+        columntransformer__num__bounds_range=None,
     )
-    # The categories of adult.names (the loader fixes them, never reads them).
-    encoder = DPOneHotEncoder([list(X[c].cat.categories) for c in categorical])
-    columns = ColumnTransformer(
-        [("cat", encoder, categorical), ("num", scaler, numeric)]
-    )
-    return make_private_pipeline(
-        columns,
-        Normalizer(),
-        DPLogisticRegression(classes=[0, 1]),
-        epsilon=epsilon,
-        delta=DELTA,
+
+
+def _public_schema():
+    """Categories and ranges of the recipe, by column, for the diffprivlib worker."""
+    columns = private_pipeline("adult", epsilon=1.0).named_steps["columntransformer"]
+    (_, encoder, categorical), (_, scaler, numeric) = columns.transformers
+    return (
+        {c: list(v) for c, v in zip(categorical, encoder.categories, strict=True)},
+        {c: list(r) for c, r in zip(numeric, scaler.bounds_range, strict=True)},
     )
 
 
@@ -107,11 +95,11 @@ def _worker():
     from sklearn.preprocessing import OneHotEncoder
 
     spec = json.load(sys.stdin)
-    cats = spec["categories"]
+    cats, ranges = spec["categories"], spec["ranges"]
     X, X_test = (pd.read_csv(spec[k], dtype={c: object for c in cats}) for k in "XT")
     y, y_test = (np.loadtxt(spec[k]) for k in ("y", "y_test"))
-    numeric = list(PUBLIC_RANGES)
-    lo, hi = (np.array([PUBLIC_RANGES[c][i] for c in numeric]) for i in (0, 1))
+    numeric = list(ranges)
+    lo, hi = (np.array([ranges[c][i] for c in numeric]) for i in (0, 1))
     out = {}
     for eps in spec["epsilons"]:
         acc = []
@@ -149,13 +137,14 @@ def _worker():
 
 def _diffprivlib_row(python, X, X_test, y, y_test, seeds):
     """Accuracies per epsilon of the worker in ``python``; None if it fails."""
-    cats = {
-        c: [str(v) for v in X[c].cat.categories]
-        for c in X.columns
-        if str(X[c].dtype) == "category"
-    }
+    cats, ranges = _public_schema()
     with tempfile.TemporaryDirectory() as tmp:
-        spec = {"categories": cats, "epsilons": list(EPSILONS), "seeds": seeds}
+        spec = {
+            "categories": cats,
+            "ranges": ranges,
+            "epsilons": list(EPSILONS),
+            "seeds": seeds,
+        }
         for key, frame in (("X", X), ("T", X_test)):
             spec[key] = os.path.join(tmp, f"{key}.csv")
             frame.to_csv(spec[key], index=False)
@@ -192,8 +181,10 @@ def main():
         return _worker()
     X, X_test, y, y_test = load_benchmark_split("adult", args.data_home)
     rows = {
-        "private, declared bounds": lambda e: _private(X, e, False),
-        "private, DP bounds (10%)": lambda e: _private(X, e, True),
+        'private_pipeline("adult")': lambda e: private_pipeline(
+            "adult", epsilon=e, delta=DELTA
+        ),
+        "same, declared bounds": _declared_bounds,
         "classifier only, non-private prep.": _classifier_only,
     }
     print(f"Adult, delta={DELTA:g}, {args.seeds} seeds (fresh entropy each)")

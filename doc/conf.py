@@ -32,6 +32,7 @@ extensions = [
     "sphinx.ext.intersphinx",
     "sphinx.ext.mathjax",
     "numpydoc",
+    "myst_parser",
     "sphinx_gallery.gen_gallery",
     "matplotlib.sphinxext.plot_directive",
 ]
@@ -40,7 +41,6 @@ templates_path = ["_templates"]
 exclude_patterns = [
     "_build",
     "_examples",
-    "gallery_extra",
     "sphinxext",
     "Thumbs.db",
     ".DS_Store",
@@ -48,6 +48,9 @@ exclude_patterns = [
 ]
 default_role = "literal"
 root_doc = "index"
+source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
+# Markdown pages (benchmarks, inputs) get anchors for their headings.
+myst_heading_anchors = 3
 
 # -- autodoc / autosummary / numpydoc ---------------------------------------
 autosummary_generate = True
@@ -112,8 +115,8 @@ plot_rcparams = {"figure.figsize": (6.0, 3.2)}
 
 
 sphinx_gallery_conf = {
-    "examples_dirs": ["../examples", "gallery_extra"],
-    "gallery_dirs": ["auto_examples", "auto_examples_extra"],
+    "examples_dirs": ["../examples"],
+    "gallery_dirs": ["auto_examples"],
     "filename_pattern": r"/plot_",
     "ignore_pattern": r"__init__\.py",
     "reset_argv": "dpgd_gallery.reset_argv",

@@ -4,8 +4,9 @@ Accuracy against epsilon
 
 Test accuracy of :class:`~sklearn_dpgd.DPLogisticRegression` (defaults) as the privacy
 budget grows, next to scikit-learn's non-private ``LogisticRegression``. By default it
-uses scikit-learn's embedded breast-cancer data; pass ``--data-home ../shared/data``
-to use Adult (standard split, the papers' preprocessing). Saves
+uses scikit-learn's embedded breast-cancer data; pass ``--adult`` to use Adult
+(standard split, the papers' preprocessing; :func:`~sklearn_dpgd.datasets.fetch_adult`
+downloads it on first use). Saves
 ``accuracy_vs_epsilon.png`` (or ``--out``).
 """
 
@@ -27,16 +28,19 @@ from sklearn_dpgd import DPLogisticRegression  # noqa: E402
 warnings.filterwarnings("ignore", message=r".*random_state=.* fixes the noise")
 
 parser = argparse.ArgumentParser()
-parser.add_argument("--data-home", default=None)
+parser.add_argument(
+    "--adult", action="store_true", help="use Adult (fetch_adult downloads it once)"
+)
+parser.add_argument("--data-home", default=None, help="folder for adult/ (optional)")
 parser.add_argument("--out", default="accuracy_vs_epsilon.png")
 parser.add_argument("--seeds", type=int, default=5)
 args = parser.parse_args()
 
-if args.data_home:
-    from sklearn_dpgd.datasets import load_adult, paper_preprocessor
+if args.adult:
+    from sklearn_dpgd.datasets import fetch_adult, paper_preprocessor
 
-    X_train, y_train = load_adult(args.data_home, subset="train")
-    X_test, y_test = load_adult(args.data_home, subset="test")
+    X_train, y_train = fetch_adult(args.data_home, subset="train")
+    X_test, y_test = fetch_adult(args.data_home, subset="test")
     pre = paper_preprocessor()
     description = "Adult, standard split"
 else:

@@ -8,7 +8,7 @@ the estimator calibrates it. Each curve spends the same budget; decaying schedul
 buy quieter late steps with noisier early ones. PUR sets its own horizon from the
 budget (Fay et al., Prop. 4).
 
-Right (with ``--data-home``): test accuracy on Adult against epsilon per schedule,
+Right (with ``--adult``): test accuracy on Adult against epsilon per schedule,
 default hyperparameters. Saves ``schedules.png`` (or ``--out``).
 """
 
@@ -37,7 +37,10 @@ from sklearn_dpgd.schedules import ScheduleContext, auto_max_iter  # noqa: E402
 warnings.filterwarnings("ignore", message=r".*random_state=.* fixes the noise")
 
 parser = argparse.ArgumentParser()
-parser.add_argument("--data-home", default=None, help="folder with adult/ (optional)")
+parser.add_argument(
+    "--adult", action="store_true", help="use Adult (fetch_adult downloads it once)"
+)
+parser.add_argument("--data-home", default=None, help="folder for adult/ (optional)")
 parser.add_argument("--out", default="schedules.png")
 parser.add_argument("--seeds", type=int, default=2)
 args = parser.parse_args()
@@ -65,7 +68,7 @@ context = ScheduleContext(
 )
 default_steps = auto_max_iter(0.4, 1e-8, 32561, 108)
 
-with_accuracy = args.data_home is not None
+with_accuracy = args.adult
 fig, axes = plt.subplots(
     1, 2 if with_accuracy else 1, figsize=(12 if with_accuracy else 6, 4)
 )
@@ -82,10 +85,10 @@ axes[0].set_title("Same budget: epsilon=0.4, delta=1e-8, n=32561")
 axes[0].legend(fontsize=8)
 
 if with_accuracy:
-    from sklearn_dpgd.datasets import load_adult, paper_preprocessor
+    from sklearn_dpgd.datasets import fetch_adult, paper_preprocessor
 
-    X_train, y_train = load_adult(args.data_home, subset="train")
-    X_test, y_test = load_adult(args.data_home, subset="test")
+    X_train, y_train = fetch_adult(args.data_home, subset="train")
+    X_test, y_test = fetch_adult(args.data_home, subset="test")
     pre = paper_preprocessor().fit(X_train)
     X_train, X_test = pre.transform(X_train), pre.transform(X_test)
     epsilons = [0.05, 0.1, 0.2, 0.4, 0.8, 1.6]

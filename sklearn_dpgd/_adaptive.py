@@ -79,8 +79,7 @@ def dp_agd(oracle, schedule, context, *, max_updates, initial=None, verbose=0):
     """DP-AGD: normalised noisy gradient steps of privately selected length.
 
     Lee & Kifer, *Concentrated differentially private gradient descent with adaptive
-    per-iteration privacy budget*, KDD 2018, Algorithm 1 (as restated in
-    ``../shared/algorithms.md``). See
+    per-iteration privacy budget*, KDD 2018, Algorithm 1. See
     :class:`~sklearn_dpgd.schedules.AdaptiveStepSchedule`.
 
     Returns

@@ -201,7 +201,7 @@ def clipped_gradient_sum(
         ``sum_{i in rows} clip(r_i [x_i, 1], C)``; the last column is the intercept's
         (0 when
         ``fit_intercept`` is False). Its L2 (Frobenius) sensitivity is ``C`` under
-        add/remove-one neighbouring (``../shared/algorithms.md``, Notation).
+        add/remove-one neighbouring (Hong, Wang & Zhou, FAccT 2022, Algorithm 1).
     """
     d = X.shape[1]
     n = X.shape[0] if rows is None else rows.shape[0]

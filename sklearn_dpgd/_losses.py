@@ -6,9 +6,9 @@ A loss is a function ``l(z)`` of the signed margin ``z = y * (x . w + b)`` with
 loop in :mod:`sklearn_dpgd._kernels` is shared.
 
 Both losses are 1-Lipschitz in the margin, hence ``||g_i|| <= ||[x_i, 1]||``.
-Sources: ``../shared/algorithms.md`` (Losses); the Huber-smoothed hinge is that of
-Chen & Lee, *Stochastic Adaptive Line Search for Differentially Private Optimization*,
-Sec. V-C.
+Sources: the logistic loss of the experiments of Hong, Wang & Zhou (FAccT 2022) and Lee
+& Kifer (KDD 2018); the Huber-smoothed hinge is that of Chen & Lee, *Stochastic Adaptive
+Line Search for Differentially Private Optimization*, Sec. V-C.
 """
 
 import math

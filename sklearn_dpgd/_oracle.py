@@ -241,7 +241,7 @@ class PrivateGradientOracle:
 
         Notes
         -----
-        ``../shared/algorithms.md``, Notation: the private gradient of Hong, Wang &
+        The private gradient of Hong, Wang &
         Zhou (FAccT 2022), Algorithm 1, line 4, without the L2 term (which is public
         and added by the solver), with the public size ``m`` in place of ``n``
         (under add/remove-one neighbouring ``n`` is private).
@@ -357,7 +357,8 @@ class PrivateGradientOracle:
         (Ding et al. 2021; McKenna & Sheldon 2020), ``epsilon``-DP with scale
         ``Delta_obj / epsilon`` when the scores move monotonically between
         neighbours, as sums of non-negative clipped losses do under add/remove;
-        under replace-one ``Delta_obj = 2 C_obj`` (``../shared/algorithms.md``).
+        under replace-one ``Delta_obj = 2 C_obj`` (a replaced row moves two scores'
+        terms in opposite directions).
         """
         self.privacy_filter.charge_mechanism(NoisyMaxSteps(float(epsilon)))
         sums = self._objective_along(W, b, D, db, etas, 1.0, objective_clip)

@@ -12,8 +12,8 @@ Cor. 3.3). A ``mu``-GDP mechanism is ``(epsilon, delta(epsilon))``-DP for every
     delta(epsilon) = Phi(-epsilon/mu + mu/2) - exp(epsilon) Phi(-epsilon/mu - mu/2).
 
 Calibrating a run to a target ``(epsilon, delta)`` is therefore one root-find for
-``mu`` and one rescaling of the schedule's shape (``../shared/algorithms.md``,
-Accounting). This is exact, unlike the zCDP conversion
+``mu`` and one rescaling of the schedule's shape (Dong, Roth & Su, JRSS-B 2022,
+Cor. 3.3 and 2.13). This is exact, unlike the zCDP conversion
 ``epsilon = rho + 2 sqrt(rho log(1/delta))`` (Bun & Steinke 2016, Prop. 1.3) used by
 Hong et al. (FAccT 2022, Sec. 3), which :func:`zcdp_epsilon` provides for comparison.
 
@@ -343,8 +343,9 @@ def calibrate_noise_multipliers(profile, epsilon, delta):
     Notes
     -----
     ``mu^2 = sum_t 1 / (s p_t)^2`` gives ``s = sqrt(sum_t p_t^-2) / mu`` in closed form
-    (``../shared/algorithms.md``, Accounting). Calibrating the whole shape at once is
-    how the schedule of Hong et al. (FAccT 2022, Algorithm 1) meets its total budget.
+    (GDP composition, Dong, Roth & Su, JRSS-B 2022, Cor. 3.3). Calibrating the whole
+    shape at once is how the schedule of Hong et al. (FAccT 2022, Algorithm 1) meets its
+    total budget.
     """
     p = np.asarray(profile, dtype=float)
     if p.ndim != 1 or p.size == 0:

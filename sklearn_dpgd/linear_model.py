@@ -1008,7 +1008,7 @@ class DPLogisticRegression(_BaseDPLinearClassifier):
     gradients (intercepts included) are clipped to L2 norm ``clip_norm``, summed,
     and Gaussian noise of std ``z_t * Delta`` is added to the sum before it is
     divided by ``n_samples`` and the noiseless L2-penalty gradient is added (Hong,
-    Wang & Zhou, FAccT 2022, Algorithm 1; ``../shared/algorithms.md``, Notation).
+    Wang & Zhou, FAccT 2022, Algorithm 1).
     Binary problems use the sigmoid loss ``log(1 + exp(-y m))``; more classes use the
     multinomial (softmax) loss, whose per-example gradient is
     ``(p_i - e_{y_i}) [x_i, 1]``. The noise multipliers ``z_t`` follow
@@ -1052,8 +1052,8 @@ class DPLogisticRegression(_BaseDPLinearClassifier):
     ``clip_norm`` for binary problems) were chosen on holdouts of Adult's and
     Bank's *training* splits, never their test splits, with the protocol of
     ``benchmarks/bench_adult.py`` (one-hot + min-max + unit-norm rows, delta = 1e-8;
-    ``benchmarks/bench_accuracy.py --ablation`` prints the evidence); the README
-    gives the resulting test accuracies.
+    ``benchmarks/bench_accuracy.py --ablation`` prints the evidence); the docs'
+    Benchmarks page gives the resulting test accuracies.
 
 %(caveat)s
 
@@ -1183,9 +1183,10 @@ class DPHuberSVM(_BaseDPLinearClassifier):
                (1 + h - z)^2 / (4 h)      if |1 - z| <= h
                0                          otherwise
 
-    which is 1-Lipschitz and ``1/(2h)``-smooth (``../shared/algorithms.md``,
-    Losses). More than two classes are trained one-vs-rest with the per-example
-    gradients of all classes clipped jointly, in one private mechanism per step.
+    which is 1-Lipschitz and ``1/(2h)``-smooth (Chen & Lee, *Stochastic Adaptive Line
+    Search for Differentially Private Optimization*, Sec. V-C). More than two classes
+    are trained one-vs-rest with the per-example gradients of all classes clipped
+    jointly, in one private mechanism per step.
     As scikit-learn's :class:`~sklearn.svm.LinearSVC`, it has no
     ``predict_proba``: the hinge loss gives no probability model.
 
@@ -1207,7 +1208,7 @@ class DPHuberSVM(_BaseDPLinearClassifier):
         at ``h = 0.5``, so the base is a quarter of :class:`DPLogisticRegression`'s:
         the same ``eta * L`` (stable for ``eta < 2 (1 + momentum) h``).
     h : float, default=0.5
-        Smoothing width of the hinge, > 0 (seed 004, Sec. V-C, uses 0.5).
+        Smoothing width of the hinge, > 0 (Chen & Lee, Sec. V-C, use 0.5).
 %(params_optimiser)s
 
 %(attributes)s

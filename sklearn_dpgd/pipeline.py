@@ -61,8 +61,9 @@ __all__ = ["PrivatePipeline", "find_privacy_leaks", "make_private_pipeline"]
 
 # Default share of the budget given to the private preprocessing steps together.
 PREPROCESSING_SHARE = 0.1
-# Each share is scaled down by this (relative) so that float error in the
-# calibrations can never take the composed spend above the total.
+# Each share (of epsilon, of delta, of mu^2) is scaled down by this (relative) so
+# that float error in the calibrations and sums can never take the composed spend
+# above the total.
 _SPLIT_MARGIN = 1e-9
 
 # What a scikit-learn transformer's fit reads from the data, for the warning.
@@ -445,7 +446,11 @@ class PrivatePipeline(NotFittedAttributesMixin, MetaEstimatorMixin, _BaseComposi
                 for p, s in shares.items()
             }
             return "gdp", budget
-        return "basic", {p: (s * eps * keep, s * delta) for p, s in shares.items()}
+        # delta's shares keep the same margin: summed in float, 0.1 and 0.9 of
+        # 1e-8 give more than 1e-8.
+        return "basic", {
+            p: (s * eps * keep, s * delta * keep) for p, s in shares.items()
+        }
 
     def _gdp_ledger_refusal(self):
         """Why the fit is not recorded as full-batch Gaussian steps; None if it is.

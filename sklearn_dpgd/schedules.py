@@ -365,7 +365,7 @@ class UniformSchedule(_CurvatureMixin, NoiseSchedule):
     """The same noise at every step: ``z_t = z``.
 
     The baseline of private gradient descent (Hong, Wang & Zhou, FAccT 2022,
-    Algorithm 1 with a uniform allocation; ``../shared/algorithms.md``, Schedules).
+    Algorithm 1 with a uniform allocation).
 
     Parameters
     ----------
@@ -462,7 +462,7 @@ class StepDecaySchedule(NoiseSchedule):
 
     ``z_t = z_0 * decay_rate ** floor(t / period)``: the "step decay" schedule of Yu
     et al. (ICDM 2019), one of the dynamic schedules Hong, Wang & Zhou (FAccT 2022,
-    Sec. 1 and 5) compare (``../shared/algorithms.md``, Schedules).
+    Sec. 1 and 5) compare.
 
     Parameters
     ----------
@@ -500,10 +500,9 @@ class StepDecaySchedule(NoiseSchedule):
 class TimeDecaySchedule(NoiseSchedule):
     """Noise that decays polynomially in time: ``z_t = z_0 (1 + k t) ** -power``.
 
-    ``power = 0.5`` is the time decay of ``../shared/algorithms.md``,
-    ``z_0 / sqrt(1 + k t)``; ``power = 1`` is the time-based decay
-    ``z_0 / (1 + k t)`` of Yu et al. (ICDM 2019), as compared by Hong, Wang & Zhou
-    (FAccT 2022, Sec. 1).
+    ``power = 0.5`` is the slower time decay ``z_0 / sqrt(1 + k t)``; ``power = 1`` is
+    the time-based decay ``z_0 / (1 + k t)`` of Yu et al. (ICDM 2019), as compared by
+    Hong, Wang & Zhou (FAccT 2022, Sec. 1).
 
     Parameters
     ----------
@@ -604,7 +603,7 @@ class PURSchedule(NoiseSchedule):
     - ``"strongly_convex"``: ``sigma_t = sqrt(2 mu (F_0 - F*) (1 - mu/(2M))^t / d)``
       (Prop. 3(c)) with ``mu = alpha`` (the L2 penalty), needs ``alpha > 0``.
 
-    for steps ``t = 1, 2, ...`` (``../shared/algorithms.md``, Schedules). The noise
+    for steps ``t = 1, 2, ...`` (Fay et al., TMLR, Prop. 3). The noise
     is absolute, not rescaled: the run lasts until the next step would overspend the
     budget (Prop. 4 sets the horizon the same way, with zCDP; here the exact GDP or
     RDP accountant decides). ``M = s (data_norm^2 + 1) + alpha`` (the loss's margin
@@ -781,18 +780,18 @@ def auto_max_iter(
     ``s sqrt(T d') / (mu n)`` (units of ``clip_norm``). More steps reduce the
     optimisation error but raise the per-step noise like ``sqrt(T)``; a horizon
     proportional to ``mu n / (s sqrt(d'))`` keeps the per-step noise-to-signal ratio at
-    a fixed level as the budget and the data grow. The proportionality was read off
-    a sweep over ``T`` on a holdout of Adult's *training* split
-    (``benchmarks/bench_adult.py --sweep``). What matters most is the "noisy
-    radius" ``learning_rate * T`` (Panda et al., seed 001): at a fixed radius,
-    four times more, four times smaller steps (:func:`auto_learning_rate`) were as
-    good or better on holdouts of Adult's and Bank's training splits at every
-    epsilon, by up to 0.6 points at small budgets, where few steps leave heavy-ball
-    momentum no time to act (``benchmarks/bench_accuracy.py``). The Huber hinge
-    did not gain with plain gradient steps (on Adult's holdout it lost 1.4 points
-    at epsilon = 0.1 and tied at 0.05 and 0.4), so :class:`~sklearn_dpgd.DPHuberSVM`
-    keeps ``c = 1`` for them; with normalised steps (its default for binary
-    problems) ``c = 4`` gained on the same holdouts.
+    a fixed level as the budget and the data grow. The proportionality was read off a
+    sweep over ``T`` on a holdout of Adult's *training* split
+    (``benchmarks/bench_adult.py --sweep``). What matters most is the "noisy radius"
+    ``learning_rate * T`` (Panda et al., *A New Linear Scaling Rule for Private Adaptive
+    Hyperparameter Optimization*, Sec. 2): at a fixed radius, four times more, four
+    times smaller steps (:func:`auto_learning_rate`) were as good or better on holdouts
+    of Adult's and Bank's training splits at every epsilon, by up to 0.6 points at small
+    budgets, where few steps leave heavy-ball momentum no time to act
+    (``benchmarks/bench_accuracy.py``). The Huber hinge did not gain with plain gradient
+    steps (on Adult's holdout it lost 1.4 points at epsilon = 0.1 and tied at 0.05 and
+    0.4), so :class:`~sklearn_dpgd.DPHuberSVM` keeps ``c = 1`` for them; with normalised
+    steps (its default for binary problems) ``c = 4`` gained on the same holdouts.
 
     Parameters
     ----------
@@ -916,7 +915,7 @@ def auto_learning_rate(
     The reference rule takes ``T_ref = mu n / (s sqrt(d'))`` steps (clipped to [5,
     1000]) of size ``base_learning_rate``; its "noisy radius" is
     ``r = base_learning_rate * T_ref`` (Panda et al., *A New Linear Scaling Rule for
-    Private Adaptive Hyperparameter Optimization*, seed 001, Sec. 2: the product of
+    Private Adaptive Hyperparameter Optimization*, Sec. 2: the product of
     step size and steps is what the budget fixes). A run of ``n_steps`` steps gets
     ``min(base_learning_rate, r / n_steps)``: the same radius in more, smaller
     steps, never a larger step than the base.
@@ -1104,10 +1103,10 @@ class AdaptiveStepSchedule(AdaptiveSchedule):
 
     Notes
     -----
-    Defaults are those of the reference implementation as restated in
-    ``../shared/algorithms.md`` (``gamma = 0.1``, 21 candidates, ``C_obj = 3``,
-    ``epsilon_nmax = epsilon / (2 * 60)``); the first gradient gets the same budget
-    as a selection (``rho_ng = rho_nmax``). All pieces are charged in RDP to a
+    Defaults are those of Lee & Kifer's DP-AGD (KDD 2018, Algorithm 1) as run by Chen &
+    Lee (Sec. V) and Fay et al. (TMLR, Sec. 6) (``gamma = 0.1``, 21 candidates, ``C_obj
+    = 3``, ``epsilon_nmax = epsilon / (2 * 60)``); the first gradient gets the same
+    budget as a selection (``rho_ng = rho_nmax``). All pieces are charged in RDP to a
     :class:`~sklearn_dpgd.accounting.RenyiPrivacyFilter`: a Gaussian step with
     noise multiplier ``z`` costs ``alpha / (2 z^2)`` (zCDP ``rho = 1 / (2 z^2)``),
     a selection ``min(epsilon_nmax, alpha epsilon_nmax^2 / 2)`` (Bun & Steinke

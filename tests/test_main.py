@@ -51,7 +51,12 @@ def test_cli_fetches_adult_into_the_default_data_home(tmp_path, monkeypatch, cap
     monkeypatch.setattr(datasets, "_ADULT_REMOTE", remote)
     monkeypatch.setenv("SKLEARN_DPGD_DATA", str(tmp_path / "home"))
     assert main(["--dataset", "adult", "--seeds", "1", "--epsilons", "1"]) == 0
-    assert "Adult, standard train/test split" in capfd.readouterr().out
+    out = capfd.readouterr().out
+    assert "Adult, standard train/test split" in out
+    # The end-to-end private pipeline is printed next to the classifier-only rows.
+    assert "private pipeline: raw DataFrame, all steps private" in out
+    row = out.splitlines()[-2].split("|")
+    assert row[0].strip() == "1" and 0.0 < float(row[-1]) <= 1.0
     assert (tmp_path / "home" / "adult" / "adult.test.gz").is_file()
 
 
