@@ -21,14 +21,17 @@ from sklearn_dpgd._subsampled import DEFAULT_ORDERS, rdp_epsilon
 from sklearn_dpgd.accounting import (
     EpsilonDeltaRecord,
     GaussianSteps,
+    SparseVectorSteps,
     gdp_mu,
+    poisson_amplified_rdp,
     pure_dp_rdp,
+    sparse_vector_rdp,
 )
 from sklearn_dpgd.exceptions import PrivacyLeakWarning
 from sklearn_dpgd.model_selection import PrivateGridSearchCV
 from sklearn_dpgd.pipeline import make_private_pipeline
 from sklearn_dpgd.preprocessing import DPMinMaxScaler
-from sklearn_dpgd.schedules import AdaptiveStepSchedule
+from sklearn_dpgd.schedules import AdaptiveStepSchedule, LineSearchSchedule
 
 DELTA = 1e-6
 STEP = 1e-4
@@ -184,3 +187,49 @@ def test_dp_agd_keeps_the_renyi_filter_which_admits_more_iterations(eps, delta):
         gaussian.noise_multiplier**-2 + _pure_dp_gdp_mu(selection.epsilon) ** 2
     )
     assert n_gdp < 0.96 * n_renyi
+
+
+@pytest.mark.parametrize("q", [0.1, 0.01, 1.0])
+def test_laplace_sparse_vector_rdp_is_the_smaller_valid_bound(q):
+    # Two valid RDP bounds of a (Poisson-subsampled) Laplace line search; the
+    # record charges the smaller: Chen & Lee's amplified by Zhu & Wang, and the
+    # search's pure epsilon_BT-DP amplified by subsampling, then converted.
+    budget, count = 0.005, 3
+    record = SparseVectorSteps(budget, "laplace", q, count)
+    amplified = math.log1p(q * math.expm1(budget))
+    for order in (2, 10, 100):
+        chen_lee = count * (
+            float(sparse_vector_rdp([order], budget)[0])
+            if q == 1.0
+            else poisson_amplified_rdp(lambda o: sparse_vector_rdp(o, budget), q, order)
+        )
+        pure = count * min(amplified, 0.5 * order * amplified**2)
+        assert record.rdp(order) == pytest.approx(min(chen_lee, pure), rel=1e-12)
+    # Gaussian searches keep Chen & Lee's bound alone.
+    gaussian = SparseVectorSteps(budget, "gaussian", q)
+    assert gaussian.rdp(10) == pytest.approx(
+        float(sparse_vector_rdp([10], budget, "gaussian")[0])
+        if q == 1.0
+        else poisson_amplified_rdp(
+            lambda o: sparse_vector_rdp(o, budget, "gaussian"), q, 10
+        ),
+        rel=1e-12,
+    )
+
+
+def test_line_search_filter_admits_far_more_nominal_iterations():
+    # LineSearchSchedule's defaults (q = 0.1): the pure-DP bound of the searches
+    # lets the same Renyi filter run many more nominal iterations than Chen &
+    # Lee's amplified bound alone did.
+    schedule = LineSearchSchedule()
+    context = SimpleNamespace(epsilon=0.5, delta=1e-5, clip_norm=1.0)
+    records = schedule._nominal_iteration(context)
+    renyi = schedule.make_filter(context)
+    now = renyi.remaining() / sum(renyi.cost(r) for r in records)
+    order = renyi.order
+    search = records[1]
+    before = search.count * poisson_amplified_rdp(
+        lambda o: sparse_vector_rdp(o, search.budget), search.sampling_rate, order
+    )
+    gradient = renyi.cost(records[0])
+    assert now > 3 * renyi.remaining() / (gradient + before)
