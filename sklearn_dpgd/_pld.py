@@ -166,7 +166,9 @@ def _self_compose(pmf, count, mass):
         pmf = _compose(pmf, pmf, mass)
 
 
-@functools.lru_cache(maxsize=1024)
+# A level's PMFs hold up to a few 100,000 floats: keep the last evaluations' levels
+# (a filter's approval re-evaluates the plan its calibration ended on), not more.
+@functools.lru_cache(maxsize=128)
 def _level_pmfs(z, q, count, step, mass):
     """Remove and add PMFs of ``count`` identical steps ``(z, q)``, cached."""
     remove = _self_compose(_step_pmf(z, q, step, add=False), count, mass)
