@@ -25,14 +25,18 @@ so two numerical accountants are offered:
 * **PLD** (Koskela et al. 2020; Doroshenko et al. 2022, "Connect the dots"): the
   privacy-loss distribution of each step, discretised pessimistically and composed by
   FFT; tighter than RDP, and an upper bound thanks to its pessimistic
-  discretisation. It uses dp-accounting (a dependency), imported on first use.
+  discretisation. The PMFs are dp-accounting's (a dependency), computed vectorised
+  in :mod:`sklearn_dpgd._pld` and converted to epsilon by dp-accounting.
 
 The PLD accountant is the default: it is what the minibatch estimators calibrate their
 noise to, approve their plan with (:class:`~sklearn_dpgd.accounting.PldPrivacyFilter`)
 and report as ``epsilon_``. Calibration (:func:`calibrate_poisson_noise_multipliers`)
 first finds the RDP root (a smooth, monotone function of the noise scale that is cheap
 to evaluate exactly), then moves it to the PLD root in a few PLD evaluations on a grid
-fixed by the target, so that the PLD epsilon is a monotone function of the scale.
+fixed by the target, so that the PLD epsilon is a monotone function of the scale. A
+plan calibrated to the PLD runs with at most 32 distinct noise levels
+(:func:`pld_plan_levels`, each rounded down), so that the PLD composes exactly what
+runs and an evaluation costs 32 step PLDs, not one per step.
 
 References
 ----------
@@ -60,6 +64,7 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.special import gammaln
 
+from . import _pld
 from .accounting import _check_delta, _check_positive, gdp_mu
 
 __all__ = [
@@ -67,6 +72,7 @@ __all__ = [
     "calibrate_poisson_noise_multipliers",
     "pld_epsilon",
     "pld_grid_step",
+    "pld_plan_levels",
     "poisson_gaussian_epsilon",
     "poisson_gaussian_rdp",
     "rdp_epsilon",
@@ -123,11 +129,16 @@ _LOG_SCALE_XTOL = 1e-10
 _PLD_STEP_CONSTANT = 0.04
 _PLD_MAX_RELATIVE_STEP = 0.01
 _PLD_STEP_BOUNDS = (1e-6, 0.05)
-# PLD accountant: plans with more distinct noise levels than this are rounded down
-# into this many levels (_quantize_down). A level's PLD takes 3-40 ms to build at
-# q = 0.008 (Adult, batch_size=256), so an evaluation takes up to a few seconds;
-# 48 levels left the PLD up to 2.4% above the unrounded one, 64 up to 1.7%.
+# PLD accountant: a ledger with more distinct noise levels than this is rounded
+# down into this many levels before it is composed (_quantize_down), which left
+# its PLD up to 1.7% above the unrounded one (48 levels: 2.4%). A level's PLD costs
+# about 2-5 ms at q = 0.008 (Adult, batch_size=256; _pld.py).
 _PLD_MAX_LEVELS = 64
+# Plans calibrated to the PLD *run* rounded down to this many levels
+# (pld_plan_levels), so that the accountant composes exactly what ran.
+_PLD_PLAN_LEVELS = 32
+# Calibration to the PLD stops within this fraction below the budget.
+_PLD_RTOL = 1e-4
 
 
 # --------------------------------------------------------------------------- inputs
@@ -798,37 +809,32 @@ def pld_grid_step(epsilon, n_steps):
     return 2.0 ** math.floor(math.log2(min(max(relative * epsilon, lo), hi)))
 
 
-# Kept for the tests and callers of the old private name.
+def _rounded_levels(z, q, counts, max_levels):
+    """Each group's noise level rounded *down* so that at most ``max_levels`` remain.
 
-
-def _quantize_down(z, q, counts):
-    """At most ``_PLD_MAX_LEVELS`` distinct noise levels, each rounded *down*.
-
-    Building one step's PLD costs milliseconds, so a profile of 1,000 distinct
-    levels would cost seconds per evaluation. With more than ``_PLD_MAX_LEVELS``
-    levels, the levels of each sampling rate, in increasing order, are cut into
-    runs and every level of a run is replaced by the run's smallest. Less noise is
-    a dominating mechanism (the Gaussian's privacy loss decreases with ``z``, and
-    Poisson subsampling preserves the order), so the result is an upper bound
+    ``z``, ``q``, ``counts`` are grouped steps (:func:`_group_steps`); returns the
+    rounded ``z`` aligned with them. The levels of each sampling rate, in
+    increasing order, are cut into runs and every level of a run is replaced by
+    the run's smallest. Less noise is a dominating mechanism (the Gaussian's
+    privacy loss decreases with ``z``, and Poisson subsampling preserves the
+    order), so an accountant of the rounded steps bounds the original ones
     whatever the cut. The cut is chosen by the central-limit approximation of Bu
     et al. (2020), in which a step adds ``q^2 (exp(1/z^2) - 1)`` to ``mu^2``: a
     run closes before its rounding would add more than an allowance, the
-    smallest allowance (from 1/6400 of the plan's ``mu^2``, growing by 1.5x) that
-    gives at most ``_PLD_MAX_LEVELS`` runs. Steps that add little (large ``z``)
-    are merged widely and those that dominate are kept nearly exact.
+    smallest allowance (from 1/100 of the plan's ``mu^2`` per level, growing by
+    1.5x) that gives at most ``max_levels`` runs. Steps that add little (large
+    ``z``) are merged widely and those that dominate are kept nearly exact.
     """
-    if z.size <= _PLD_MAX_LEVELS:
-        return z, q, counts
+    rates = np.unique(q)
+    if z.size <= max_levels or rates.size >= max_levels:
+        return z.copy()  # nothing to round, or one level per rate already
     with np.errstate(over="ignore"):
         g = q * q * np.expm1(np.minimum(1.0 / (z * z), 700.0))
-    rates = np.unique(q)
     orders = []
     for rate in rates:
         idx = np.flatnonzero(q == rate)
         orders.append(idx[np.argsort(z[idx], kind="stable")])
-    if rates.size >= _PLD_MAX_LEVELS:
-        return z, q, counts  # one level per rate at least: nothing to gain
-    allowance = 1e-2 * float(counts @ g) / _PLD_MAX_LEVELS
+    allowance = 1e-2 * float(counts @ g) / max_levels
     while True:
         zq = z.copy()
         n_runs = 0
@@ -843,49 +849,102 @@ def _quantize_down(z, q, counts):
                 else:
                     extra += added
                 zq[i] = z[anchor]
-        if n_runs <= _PLD_MAX_LEVELS:
-            break
+        if n_runs <= max_levels:
+            return zq
         allowance *= 1.5
+
+
+def _quantize_down(z, q, counts, max_levels=_PLD_MAX_LEVELS):
+    """Grouped steps with at most ``max_levels`` noise levels, rounded down.
+
+    See :func:`_rounded_levels`; equal rounded steps are merged again.
+    """
+    if z.size <= max_levels:
+        return z, q, counts
+    zq = _rounded_levels(z, q, counts, max_levels)
     uniq, inverse = np.unique(np.stack([zq, q]), axis=1, return_inverse=True)
     return uniq[0], uniq[1], np.bincount(inverse.ravel(), weights=counts)
 
 
-@functools.lru_cache(maxsize=512)
-def _composed_step_pld(z, q, count, step):
-    """PLD of ``count`` identical ``(z, q)`` steps (add/remove), cached.
+def pld_plan_levels(noise_multipliers, sampling_rates, max_levels=None):
+    """Round a plan's noise multipliers down to at most ``max_levels`` distinct levels.
 
-    ``self_compose`` raises the discretised PMF to the ``count``-th power by one
-    FFT, so a constant-noise run costs one build and one FFT, whatever its length.
+    The plan that then *runs* has as many distinct steps as the PLD accountant
+    composes, so its epsilon is that of exactly what ran (no rounding inside
+    the accountant), and an evaluation costs ``max_levels`` step PLDs instead of
+    one per step. Every step gets at most the noise the plan gave it (see
+    :func:`_rounded_levels` for where the cuts go: where rounding costs least
+    privacy); the plan is then rescaled to the budget as a whole.
+
+    Parameters
+    ----------
+    noise_multipliers : array-like of shape (n_steps,)
+        Per-step noise multipliers, each > 0 (``inf`` steps are kept).
+    sampling_rates : float or array-like of shape (n_steps,)
+        Per-step Poisson sampling rates, in (0, 1].
+    max_levels : int or None, default=None
+        None: 32 (a PLD evaluation of 32 levels at ``q = 0.008`` takes about
+        0.1 s).
+
+    Returns
+    -------
+    noise_multipliers : ndarray of shape (n_steps,)
+        Each entry at most the input one; the same array values if the plan has
+        at most ``max_levels`` distinct ``(z, q)`` pairs.
+
+    Raises
+    ------
+    ValueError
+        If an input is invalid.
     """
-    from dp_accounting import NeighboringRelation
-    from dp_accounting.pld import privacy_loss_distribution as pld_lib
-
-    pld = pld_lib.from_gaussian_mechanism(
-        standard_deviation=z,
-        value_discretization_interval=step,
-        pessimistic_estimate=True,
-        sampling_prob=q,
-        neighboring_relation=NeighboringRelation.ADD_OR_REMOVE_ONE,
-        use_connect_dots=True,
+    z = _as_noise_multipliers(noise_multipliers, "noise_multipliers")
+    q = _as_sampling_rates(sampling_rates, z.size)
+    max_levels = _PLD_PLAN_LEVELS if max_levels is None else int(max_levels)
+    if max_levels < 1:
+        raise ValueError(f"max_levels must be >= 1, got {max_levels}.")
+    zg, qg, counts = _group_steps(z, q)
+    if zg.size <= max_levels:
+        return z.copy()
+    rounded = dict(
+        zip(
+            zip(zg.tolist(), qg.tolist(), strict=True),
+            _rounded_levels(zg, qg, counts, max_levels).tolist(),
+            strict=True,
+        )
     )
-    return pld.self_compose(count) if count > 1 else pld
+    steps = zip(z.tolist(), q.tolist(), strict=True)
+    return np.array([rounded.get(pair, pair[0]) for pair in steps])
 
 
 @functools.lru_cache(maxsize=256)
-def _cached_pld_epsilon(key, delta, step):
-    total = None
-    for z, q, count in key:
-        pld = _composed_step_pld(z, q, count, step)
-        total = pld if total is None else total.compose(pld)
-    return max(float(total.get_epsilon_for_delta(delta)), 0.0)
+def _cached_pld_epsilon(levels, delta, step):
+    return _pld.epsilon_of(_pld.composed_pmfs(levels, step, delta), step, delta)
 
 
 def _grouped_pld_epsilon(z, q, counts, delta, step):
     z, q, counts = _quantize_down(z, q, counts)
-    key = tuple(
+    levels = tuple(
         (float(zi), float(qi), int(n)) for zi, qi, n in zip(z, q, counts, strict=True)
     )
-    return _cached_pld_epsilon(key, float(delta), float(step))
+    return _cached_pld_epsilon(levels, float(delta), float(step))
+
+
+def _ledger_pld(records, delta, step):
+    """dp-accounting PLD of subsampled ``GaussianSteps`` records (any order)."""
+    z = np.array([r.noise_multiplier for r in records], dtype=float)
+    q = np.array([r.sampling_rate for r in records], dtype=float)
+    counts = np.array([r.count for r in records], dtype=float)
+    # Equal (z, q) runs of different records merge (composition commutes).
+    pairs = {}
+    for zi, qi, n in zip(z.tolist(), q.tolist(), counts.tolist(), strict=True):
+        pairs[zi, qi] = pairs.get((zi, qi), 0.0) + n
+    z = np.array([k[0] for k in pairs])
+    q = np.array([k[1] for k in pairs])
+    z, q, counts = _quantize_down(z, q, np.array(list(pairs.values())))
+    levels = tuple(
+        (float(zi), float(qi), int(n)) for zi, qi, n in zip(z, q, counts, strict=True)
+    )
+    return _pld.to_dp_accounting(_pld.composed_pmfs(levels, step, delta), step)
 
 
 def pld_epsilon(
@@ -912,11 +971,13 @@ def pld_epsilon(
         >= 0, an upper bound on the epsilon of the steps under add/remove-one
         neighbours: each step's privacy loss is discretised pessimistically by
         connect-the-dots (Doroshenko et al., PETS 2022, Sec. 3) and the truncated
-        tail mass counted as infinite loss; identical steps are self-composed (one
-        FFT power, Koskela, Jalko & Honkela, AISTATS 2020); with more than 64
-        distinct noise levels they are first rounded down into 64 levels, cut where
-        the central-limit approximation (Bu et al. 2020) says rounding costs least
-        (less noise, so still an upper bound). Results are cached.
+        tail mass counted as infinite loss (at most ``1e-3 delta`` in all);
+        identical steps are self-composed (FFT powers, Koskela, Jalko & Honkela,
+        AISTATS 2020). The PMFs are dp-accounting's, computed vectorised
+        (:mod:`sklearn_dpgd._pld`). With more than 64 distinct noise levels the
+        steps are first rounded down into 64 levels, cut where the central-limit
+        approximation (Bu et al. 2020) says rounding costs least (less noise, so
+        still an upper bound). Results are cached.
 
     Raises
     ------
@@ -958,7 +1019,9 @@ def calibrate_poisson_noise_multipliers(
         ``s * profile`` (noise std in units of the clipping norm), with the scale
         ``s`` such that the chosen accountant's epsilon of the run is at most
         ``epsilon`` and close to it (RDP: within about 1e-9 relative; PLD: within
-        1e-4).
+        1e-4). PLD: a profile with more than 32 distinct levels is first rounded
+        down to 32 (:func:`pld_plan_levels`): the plan returned is the one to
+        run, and its PLD epsilon is that of exactly these steps.
 
     Raises
     ------
@@ -979,20 +1042,29 @@ def calibrate_poisson_noise_multipliers(
     milliseconds for a constant profile). The PLD root, on a grid fixed by the
     target, starts from the RDP one and moves to the RDP root of the target times
     the ratio RDP / PLD seen there (the PLD is typically 5-40% tighter, so less
-    noise is needed), then finishes with :func:`scale_to_budget`: 2-4 PLD
-    evaluations, 0.1-0.4 s for a constant profile of 1,000 steps at ``q = 256 /
-    32561`` (Adult). Profiles with more than 64 distinct levels are rounded down
-    to 64 (see :func:`pld_epsilon`), and take seconds (up to a minute for wide
-    ranges of small noise). No order of
+    noise is needed), then finishes with :func:`scale_to_budget`: 2-5 PLD
+    evaluations of at most 32 levels each (about 0.1 s of CPU each at ``q = 256 /
+    32561``, Adult), so that 1,000 steps of distinct levels calibrate in 0.1-0.5
+    s of CPU and a constant profile in a few milliseconds
+    (``benchmarks/bench_accounting.py``). No order of
     :data:`DEFAULT_ORDERS` certifies less than about ``log(1/delta) / 7914`` short
     of the KL bound; a smaller RDP target gets the noise of that bound.
     """
     if accountant not in ("rdp", "pld"):
         raise ValueError(f"accountant must be 'pld' or 'rdp', got {accountant!r}.")
-    z = _calibrate_rdp(profile, sampling_rates, epsilon, delta)
     if accountant == "rdp":
-        return z
-    q = _as_sampling_rates(sampling_rates, z.size)
+        return _calibrate_rdp(profile, sampling_rates, epsilon, delta)
+    p = _as_profile(profile)
+    q = _as_sampling_rates(sampling_rates, p.size)
+    epsilon = _check_positive(epsilon, "epsilon")
+    delta = _check_delta(delta)
+    pg, qg, counts = _group_steps(p, q)
+    if pg.size > _PLD_PLAN_LEVELS:
+        # The run has at most _PLD_PLAN_LEVELS levels (pld_plan_levels), cut at
+        # the scale the central-limit approximation puts the budget at.
+        scale = math.exp(_initial_log_scale(pg, qg, counts, epsilon, delta))
+        p = pld_plan_levels(scale * p, q) / scale
+    z = _calibrate_rdp(p, q, epsilon, delta)
     step = pld_grid_step(epsilon, z.size)
 
     def spent(zs):
@@ -1002,9 +1074,9 @@ def calibrate_poisson_noise_multipliers(
     # (cheap, exact) RDP root of epsilon * RDP / PLD at the first.
     def first_step(f0):
         target = epsilon * math.exp(-f0)  # f0 ~ log(PLD / RDP) at z
-        return math.log(_calibrate_rdp(profile, q, target, delta)[0] / z[0])
+        return math.log(_calibrate_rdp(p, q, target, delta)[0] / z[0])
 
-    return scale_to_budget(spent, z, epsilon, first_step=first_step)
+    return scale_to_budget(spent, z, epsilon, rtol=_PLD_RTOL, first_step=first_step)
 
 
 def scale_to_budget(spent, noise_multipliers, epsilon, rtol=1e-4, first_step=None):
@@ -1109,13 +1181,18 @@ def scale_to_budget(spent, noise_multipliers, epsilon, rtol=1e-4, first_step=Non
     return math.exp(hi) * z0
 
 
-def _calibrate_rdp(profile, sampling_rates, epsilon, delta):
-    """The RDP root of :func:`calibrate_poisson_noise_multipliers`."""
+def _as_profile(profile):
     p = np.asarray(profile, dtype=float)
     if p.ndim != 1 or p.size == 0:
         raise ValueError(f"profile must be a non-empty 1-D array, got shape {p.shape}.")
     if not np.all(np.isfinite(p)) or np.any(p <= 0):
         raise ValueError("profile entries must be finite and > 0.")
+    return p
+
+
+def _calibrate_rdp(profile, sampling_rates, epsilon, delta):
+    """The RDP root of :func:`calibrate_poisson_noise_multipliers`."""
+    p = _as_profile(profile)
     q = _as_sampling_rates(sampling_rates, p.size)
     epsilon = _check_positive(epsilon, "epsilon")
     delta = _check_delta(delta)

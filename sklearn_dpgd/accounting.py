@@ -1123,15 +1123,36 @@ class SparseVectorSteps:
         Returns
         -------
         rdp : float
-            Sum over the ``count`` searches, amplified by Poisson sampling.
+            Sum over the ``count`` searches, amplified by Poisson sampling: the
+            smaller of two valid bounds at ``order``. (1) Chen & Lee's RDP of the
+            search (Thm 2 / Thm 3, :func:`sparse_vector_rdp`) amplified by the
+            general bound of Zhu & Wang (ICML 2019, Thm 6). (2) Laplace only: the
+            search (AboveThreshold with threshold noise ``Lap(2 Delta /
+            epsilon_BT)`` and query noise ``Lap(4 Delta / epsilon_BT)``) is
+            ``epsilon_BT``-DP (Dwork & Roth 2014, Thm 3.23); run on one Poisson
+            sample of rate ``q`` it is ``log(1 + q (e^epsilon_BT - 1))``-DP (Li,
+            Qardaji & Su, ASIACCS 2012, Thm 1), and :func:`pure_dp_rdp` of that.
+            At ``q = 0.1`` (``LineSearchSchedule``'s default) (2) is about 40x
+            smaller than (1).
         """
 
         def base(orders):
             return sparse_vector_rdp(orders, self.budget, self.noise)
 
         if self.sampling_rate == 1.0:
-            return self.count * float(base([order])[0])
-        return self.count * poisson_amplified_rdp(base, self.sampling_rate, order)
+            rdp = self.count * float(base([order])[0])
+        else:
+            rdp = self.count * poisson_amplified_rdp(base, self.sampling_rate, order)
+        if self.noise == "laplace":
+            q, b = self.sampling_rate, self.budget
+            # log(1 + q (e^b - 1)), without overflow for a large b.
+            pure = (
+                b + math.log(q + (1.0 - q) * math.exp(-b))
+                if b > 30
+                else (math.log1p(q * math.expm1(b)))
+            )
+            rdp = min(rdp, self.count * float(pure_dp_rdp([order], pure)[0]))
+        return rdp
 
 
 @dataclass(frozen=True)
@@ -1760,24 +1781,26 @@ def _pld_compose(entries, delta):
     for entry in entries:
         m = entry.mechanism
         if isinstance(m, EpsilonDeltaRecord):
-            parts = [
-                pld_lib.from_privacy_parameters(
-                    common.DifferentialPrivacyParameters(m.epsilon, m.delta),
-                    value_discretization_interval=_LEDGER_PLD_STEP,
-                )
-            ]
-        else:
-            parts = [
-                pld_lib.from_gaussian_mechanism(
-                    r.noise_multiplier,
-                    sampling_prob=r.sampling_rate,
-                    value_discretization_interval=_LEDGER_PLD_STEP,
-                ).self_compose(r.count)
-                for r in m
-                if r.sampling_rate < 1.0 and math.isfinite(r.noise_multiplier)
-            ]
-        for part in parts:
+            part = pld_lib.from_privacy_parameters(
+                common.DifferentialPrivacyParameters(m.epsilon, m.delta),
+                value_discretization_interval=_LEDGER_PLD_STEP,
+            )
             pld = part if pld is None else pld.compose(part)
+    # The subsampled steps of all entries, in one PLD: dp-accounting's PMFs,
+    # computed vectorised and composed by level (a ledger with a 30-level
+    # minibatch fit took 10 s through dp-accounting's own loops).
+    subsampled = [
+        r
+        for e in entries
+        if not isinstance(e.mechanism, EpsilonDeltaRecord)
+        for r in e.mechanism
+        if r.sampling_rate < 1.0 and math.isfinite(r.noise_multiplier)
+    ]
+    if subsampled:
+        from ._subsampled import _ledger_pld
+
+        part = _ledger_pld(subsampled, delta, _LEDGER_PLD_STEP)
+        pld = part if pld is None else pld.compose(part)
     if pld is None:
         return 0.0
     return min(basic, max(float(pld.get_epsilon_for_delta(delta)), 0.0))

@@ -21,7 +21,12 @@ from ._public_size import (
 from ._randomness import draw_seed, make_generator
 from ._snowball import fit_snowball
 from ._solver import noisy_gradient_descent
-from ._subsampled import DEFAULT_ORDERS, poisson_gaussian_rdp, scale_to_budget
+from ._subsampled import (
+    DEFAULT_ORDERS,
+    pld_plan_levels,
+    poisson_gaussian_rdp,
+    scale_to_budget,
+)
 from ._validation import validate_fit_data
 from ._warnings import warn_once
 from .accounting import (
@@ -403,6 +408,10 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
                     PldPrivacyFilter if self.accountant == "pld" else RdpPrivacyFilter
                 )
                 privacy_filter = filter_class(self.epsilon, self.delta)
+                if self.accountant == "pld":  # run the levels the PLD composes
+                    noise_multipliers = pld_plan_levels(
+                        noise_multipliers, sampling_rate
+                    )
 
                 def spent(z):
                     return privacy_filter.epsilon_with(z, sampling_rate)

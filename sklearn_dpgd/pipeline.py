@@ -20,7 +20,11 @@ is None), the shares are shares of ``mu^2`` of Gaussian differential privacy
 composition, Dwork & Roth 2014, Thm 3.16). Either way the total is at most
 ``(epsilon, delta)``; the pipeline's own capped
 :class:`~sklearn_dpgd.accounting.PrivacyLedger` refuses any step that would
-exceed it, and ``epsilon_`` is that ledger's exact composition.
+exceed it. With GDP shares ``epsilon_`` is that ledger's exact composition; with
+``epsilon`` shares (a step's plan may depend on an earlier step's release, so the
+ledger's composition of what ran is not a valid bound) it is the exact
+composition of the steps' guarantees, which are fixed in advance: the Gaussian
+steps' ``mu``-GDP with the others' ``(epsilon_i, delta_i)`` (at most their sum).
 """
 
 import math
@@ -41,7 +45,16 @@ from sklearn.utils.validation import check_is_fitted
 from ._errors import NotFittedAttributesMixin
 from ._randomness import FIXED_SEED_MESSAGE, draw_seed, spawn_seeds
 from ._warnings import warn_once
-from .accounting import PrivacyLedger, _ledger_guard_state, gdp_epsilon, gdp_mu
+from .accounting import (
+    EpsilonDeltaRecord,
+    GaussianSteps,
+    LedgerEntry,
+    PrivacyLedger,
+    _compose_entries,
+    _ledger_guard_state,
+    gdp_epsilon,
+    gdp_mu,
+)
 from .exceptions import PrivacyLeakWarning
 
 __all__ = ["PrivatePipeline", "find_privacy_leaks", "make_private_pipeline"]
@@ -173,6 +186,41 @@ def find_privacy_leaks(estimator):
     return leaks
 
 
+def _is_gaussian(est):
+    """Whether a step declares that its fit is ``gdp_mu(epsilon, delta)``-GDP."""
+    refusal = getattr(est, "_gdp_ledger_refusal", None)
+    return callable(refusal) and refusal() is None
+
+
+def _fixed_shares_epsilon(budget, gaussian, delta):
+    """Epsilon at ``delta`` of the steps' guarantees, fixed before any step ran.
+
+    A step that declares full-batch Gaussian accounting (``_gdp_ledger_refusal``
+    returns None) calibrates to ``mu = gdp_mu(epsilon_i, delta_i)`` of its share
+    and is ``mu``-GDP whatever it learnt from earlier steps; any other step is
+    ``(epsilon_i, delta_i)``-DP. Each step's trade-off function is thus fixed in
+    advance, so their composition bounds the adaptively chosen sequence (Dong,
+    Roth & Su, JRSS B 2022, Thm 3.2): the GDP parts merge into one Gaussian (ibid.,
+    Cor. 3.3), and the ``(epsilon_i, delta_i)`` parts compose with it exactly
+    through their dominating pairs (Kairouz, Oh & Viswanath, ICML 2015, Thm 3.4;
+    :func:`~sklearn_dpgd.accounting._exact_compose`). Never more than the basic
+    composition ``sum(epsilon_i)`` (Dwork & Roth 2014, Thm 3.16), which it
+    returns when no step is Gaussian (no room is left in ``delta`` then).
+    """
+    basic = math.fsum(e for e, _ in budget.values())
+    mu_sq = math.fsum(
+        gdp_mu(*budget[path]) ** 2 for path, is_gdp in gaussian.items() if is_gdp
+    )
+    if mu_sq == 0.0:
+        return basic
+    entries = [LedgerEntry((GaussianSteps(1.0 / math.sqrt(mu_sq)),))] + [
+        LedgerEntry(EpsilonDeltaRecord(*budget[path]))
+        for path, is_gdp in gaussian.items()
+        if not is_gdp
+    ]
+    return min(basic, _compose_entries(entries, delta, "auto"))
+
+
 class PrivatePipeline(NotFittedAttributesMixin, MetaEstimatorMixin, _BaseComposition):
     """A pipeline fitted on one total privacy budget, split among its steps.
 
@@ -221,7 +269,12 @@ class PrivatePipeline(NotFittedAttributesMixin, MetaEstimatorMixin, _BaseComposi
     ledger_ : PrivacyLedger
         What the steps ran.
     epsilon_, delta_ : float
-        Total spent: ``ledger_.epsilon(delta)``, at most ``epsilon``.
+        Total spent, at most ``(epsilon, delta)``. "gdp": ``ledger_.epsilon(delta)``,
+        the exact GDP composition of what ran. "basic": the exact composition of
+        the steps' guarantees fixed in advance (Gaussian steps as ``mu``-GDP,
+        the others as ``(epsilon_i, delta_i)``-DP; Dong, Roth & Su 2022, Thm
+        3.2; Kairouz, Oh & Viswanath 2015, Thm 3.4), at most the sum of the
+        shares' epsilons.
     classes_ : ndarray
         Of the final step, when it has them.
 
@@ -384,11 +437,7 @@ class PrivatePipeline(NotFittedAttributesMixin, MetaEstimatorMixin, _BaseComposi
         """``(accounting, {path: (epsilon, delta)})`` from public quantities."""
         shares = self._shares(readers)
         eps, delta = float(self.epsilon), float(self.delta)
-        gaussian = all(
-            callable(getattr(est, "_gdp_ledger_refusal", None))
-            and est._gdp_ledger_refusal() is None
-            for _, est in readers
-        )
+        gaussian = all(_is_gaussian(est) for _, est in readers)
         keep = 1.0 - _SPLIT_MARGIN
         if gaussian:
             mu = gdp_mu(eps, delta)
@@ -477,6 +526,7 @@ class PrivatePipeline(NotFittedAttributesMixin, MetaEstimatorMixin, _BaseComposi
             )
         readers = self._readers(pipe)
         self.accounting_, self.budget_ = self._plan(readers)
+        gaussian = {path: _is_gaussian(est) for path, est in readers}
         random_state = None if self.secure_mode else self.random_state
         root = draw_seed(random_state, owner=type(self).__name__)
         fixed = random_state is not None
@@ -498,12 +548,12 @@ class PrivatePipeline(NotFittedAttributesMixin, MetaEstimatorMixin, _BaseComposi
             self.epsilon_ = ledger.epsilon(self.delta_)
         else:
             # A step's plan may depend on an earlier step's release (the columns
-            # a private encoder keeps set the classifier's dimension), so only the
-            # basic composition of the shares fixed in advance is a valid bound
-            # (Dwork & Roth 2014, Thm 3.16), not the ledger's composition of what
-            # ran as if it had been fixed.
-            self.epsilon_ = math.fsum(e for e, _ in self.budget_.values())
+            # a private encoder keeps set the classifier's dimension), so the
+            # ledger's composition of what ran, as if it had been fixed, is not a
+            # valid bound. What is fixed in advance is each step's guarantee: the
+            # exact composition of those (_fixed_shares_epsilon) is.
             self.delta_ = math.fsum(d for _, d in self.budget_.values())
+            self.epsilon_ = _fixed_shares_epsilon(self.budget_, gaussian, self.delta_)
         first = pipe.steps[0][1]
         for attr in ("n_features_in_", "feature_names_in_"):
             if hasattr(first, attr):

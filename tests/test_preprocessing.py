@@ -378,9 +378,10 @@ def test_pipeline_basic_split_with_pure_dp_step_and_override():
     assert pipe.budget_["dpminmaxscaler"][0] == pytest.approx(0.3)
     assert pipe.budget_["dplogisticregression"] == pytest.approx((0.7, 0.7e-7))
     assert pipe.epsilon_ <= 1.0
-    # Basic composition of the shares fixed in advance (the classifier's plan may
-    # depend on the scaler's release).
-    assert pipe.epsilon_ == pytest.approx(sum(e for e, _ in pipe.budget_.values()))
+    # The composition of the guarantees fixed in advance (the classifier's plan
+    # may depend on the scaler's release): below their basic composition
+    # (tests/test_accounting_compose.py checks it against dp-accounting).
+    assert pipe.epsilon_ < sum(e for e, _ in pipe.budget_.values())
     assert pipe.ledger_.epsilon(1e-7) <= pipe.epsilon_ + 1e-12
     with pytest.raises(ValueError, match="budget_split"):
         pipe.set_params(budget_split={"dpminmaxscaler": 1.0}).fit(X, y)

@@ -388,8 +388,11 @@ def test_pld_matches_an_ungrouped_dp_accounting_composition():
         accountant.compose(
             dp_accounting.PoissonSampledDpEvent(qi, dp_accounting.GaussianDpEvent(zi))
         )
-    # Self-composition by FFT powers and sequential composition differ by rounding.
-    assert got == pytest.approx(accountant.get_epsilon(delta), rel=1e-8)
+    # Self-composition by FFT powers and sequential composition differ by rounding;
+    # the tail truncation of at most 1e-3 delta in all (sklearn_dpgd._pld) can
+    # only add, and by far less than 1e-4.
+    reference = accountant.get_epsilon(delta)
+    assert reference * (1 - 1e-8) <= got <= reference * (1 + 1e-4)
     # The pessimistic PLD is above the optimistic one, a lower bound on the truth.
     assert got >= _direct_pld_epsilon(z, q, delta, step, pessimistic=False)
 
