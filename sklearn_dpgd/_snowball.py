@@ -304,7 +304,7 @@ def fit_snowball(estimator, X, y_index, n_outputs, *, seed):
     n_params = n_outputs * width
     clip_norm = estimator.clip_norm_
     radius = float(estimator.radius)
-    alpha = float(estimator.alpha)
+    alpha = estimator.alpha_  # resolved by the estimator
     row_bound = clip_norm / _gradient_bound(estimator._loss, n_outputs)
     margin_smoothness, _ = estimator._loss_constants(n_outputs)
     beta = margin_smoothness * row_bound**2 + alpha

@@ -99,7 +99,7 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
         "batch_size": [Interval(Integral, 1, None, closed="left"), None],
         "accountant": [StrOptions({"rdp", "pld"})],
         "clip_norm": [Interval(Real, 0, None, closed="neither"), StrOptions({"auto"})],
-        "alpha": [Interval(Real, 0, None, closed="left")],
+        "alpha": [Interval(Real, 0, None, closed="left"), StrOptions({"auto"})],
         "fit_intercept": ["boolean"],
         "neighboring": [StrOptions({"add_remove", "replace"})],
         "public_n_samples": [Interval(Integral, 2, None, closed="left"), None],
@@ -194,6 +194,18 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
         if not np.all(np.isfinite(theta)):
             raise ValueError("coef_init and intercept_init must be finite.")
         return theta
+
+    def _resolve_alpha(self, public_size):
+        """The L2 penalty: the parameter, or ``1 / public_size`` for "auto".
+
+        ``alpha = 1 / m`` makes the objective, ``mean loss + ||w||^2 / (2 m)``,
+        scikit-learn's ``LogisticRegression(C=1.0)`` one (``C sum loss +
+        ||w||^2 / 2``, divided by ``m``), with the public size ``m`` in place of
+        the private one.
+        """
+        if self.alpha != "auto":
+            return float(self.alpha)
+        return 1.0 / public_size
 
     def _resolve_normalize_steps(self, n_outputs):
         """Whether "gd" takes normalised steps: the parameter, or binary for "auto"."""
@@ -341,6 +353,7 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
         # From here on only the public size m is used; n_rows is never read again.
         m = self.public_n_samples_ = size.n_samples
         self._warn_weak_delta(m)
+        self.alpha_ = self._resolve_alpha(m)
         normalized = self._resolve_normalize_steps(n_outputs)
         self.clip_norm_ = self._resolve_clip_norm(normalized, m, n_features, n_outputs)
         sampling_rate = self.schedule_.sampling_rate if adaptive else 1.0
@@ -364,7 +377,7 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
             fit_intercept=bool(self.fit_intercept),
             clip_norm=self.clip_norm_,
             sensitivity=sensitivity,
-            alpha=float(self.alpha),
+            alpha=self.alpha_,
             margin_smoothness=margin_smoothness,
             initial_loss=initial_loss,
             sampling_rate=sampling_rate,
@@ -427,7 +440,7 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
             oracle,
             noise_multipliers=noise_multipliers,
             learning_rates=learning_rates,
-            alpha=float(self.alpha),
+            alpha=self.alpha_,
             momentum=float(self.momentum),
             average=float(self.average),
             normalize_steps=normalize_steps,
@@ -689,6 +702,9 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
         # Snowball-SGD's clipping threshold is the one its analysis was measured
         # with; it depends on no size.
         self.clip_norm_ = 1.0 if self.clip_norm == "auto" else float(self.clip_norm)
+        # Its step and smoothness are planned before the public size is known, and
+        # were analysed without a penalty: "auto" is no penalty here.
+        self.alpha_ = 0.0 if self.alpha == "auto" else float(self.alpha)
         # The plan spends at most (epsilon, delta); an open PrivacyLedger records
         # that before any data is read (the count of the rows included), or
         # refuses the fit.
@@ -861,9 +877,7 @@ _PARAMS_OPTIMISER = """\
         the fitted probabilities are biased (Adult holdout log-loss 0.412 at
         epsilon = 0.2 against 0.385 with 1.0): pass 1.0 when calibrated
         ``predict_proba`` matters more than accuracy.
-    alpha : float, default=0.0
-        L2 penalty ``alpha/2 ||coef||^2`` (intercepts are not penalised). Public,
-        so its gradient is added without noise.
+%(alpha)s
     fit_intercept : bool, default=True
         Whether to fit intercepts, trained as one more column of the clipped
         per-example gradient.
@@ -949,6 +963,8 @@ _ATTRIBUTES = """\
         charged) estimate of ``n_samples``.
     clip_norm_ : float
         The clipping threshold used (``clip_norm`` with "auto" resolved).
+    alpha_ : float
+        The L2 penalty used (``alpha`` with "auto" resolved).
     learning_rates_ : ndarray of shape (`n_iter_`,)
         Step size of each update: the plan's (data-independent schedules and
         Snowball-SGD) or the privately chosen one (adaptive schedules).
@@ -990,11 +1006,40 @@ _CAVEAT = """\
     influence than ``clip_norm`` and break the guarantee."""
 
 
-def _assemble(doc):
+_ALPHA_AUTO = """\
+    alpha : float or "auto", default="auto"
+        L2 penalty ``alpha/2 ||coef||^2`` (intercepts are not penalised). Public,
+        so its gradient is added without noise. "auto" is ``1 /
+        public_n_samples_``: the objective ``mean loss + ||coef||^2 / (2 m)`` is
+        then scikit-learn's ``LogisticRegression(C=1.0)`` objective with the
+        public size ``m``, whose minimiser has finite coefficients even where the
+        unpenalised one has none (a category seen with one label only, a
+        separable subset). Without it, normalised steps with heavy-ball momentum
+        keep moving at full length along such directions, where the gradient
+        fades but the step does not, and the coefficients and the fitted
+        probabilities grow over-confident (user guide, "Calibration under DP").
+        The penalty depends on the public size only and its gradient is added
+        without noise, so the same Gaussian steps run and the privacy cost is
+        unchanged; private learning of L2-regularised objectives is the setting
+        of Chaudhuri, Monteleoni & Sarwate (JMLR 2011) and Bassily, Smith &
+        Thakurta (FOCS 2014). ``solver="snowball"`` reads "auto" as 0: its step
+        and smoothness are planned without a penalty. The value used is
+        ``alpha_``."""
+
+_ALPHA_ZERO = """\
+    alpha : float or "auto", default=0.0
+        L2 penalty ``alpha/2 ||coef||^2`` (intercepts are not penalised). Public,
+        so its gradient is added without noise. "auto" is ``1 /
+        public_n_samples_`` as for :class:`DPLogisticRegression` (0 for
+        ``solver="snowball"``). The value used is ``alpha_``."""
+
+
+def _assemble(doc, alpha_doc):
     return (
         doc.replace("%(guarantee)s", _GUARANTEE)
         .replace("%(params_privacy)s", _PARAMS_PRIVACY)
         .replace("%(params_optimiser)s", _PARAMS_OPTIMISER)
+        .replace("%(alpha)s", alpha_doc)
         .replace("%(attributes)s", _ATTRIBUTES)
         .replace("%(caveat)s", _CAVEAT)
     )
@@ -1053,7 +1098,10 @@ class DPLogisticRegression(_BaseDPLinearClassifier):
     Bank's *training* splits, never their test splits, with the protocol of
     ``benchmarks/bench_adult.py`` (one-hot + min-max + unit-norm rows, delta = 1e-8;
     ``benchmarks/bench_accuracy.py --ablation`` prints the evidence); the docs'
-    Benchmarks page gives the resulting test accuracies.
+    Benchmarks page gives the resulting test accuracies. The penalty
+    ``alpha="auto"`` was not tuned: it is scikit-learn's default objective, added
+    for calibrated probabilities (user guide, "Calibration under DP", with its
+    cost in accuracy).
 
 %(caveat)s
 
@@ -1072,7 +1120,8 @@ class DPLogisticRegression(_BaseDPLinearClassifier):
     ... ).fit(X, y)
     >>> bool(clf[-1].epsilon_ <= 1.0)
     True
-    """
+    """,
+        _ALPHA_AUTO,
     )
 
     _loss = "logistic"
@@ -1094,7 +1143,7 @@ class DPLogisticRegression(_BaseDPLinearClassifier):
         batch_size=None,
         accountant="pld",
         clip_norm="auto",
-        alpha=0.0,
+        alpha="auto",
         fit_intercept=True,
         neighboring="add_remove",
         public_n_samples=None,
@@ -1238,7 +1287,8 @@ class DPHuberSVM(_BaseDPLinearClassifier):
     ... ).fit(X, y)
     >>> clf.predict(X[:3]).shape
     (3,)
-    """
+    """,
+        _ALPHA_ZERO,
     )
 
     _loss = "huber_hinge"

@@ -445,7 +445,7 @@ def test_fit_from_a_public_start_matches_the_reference(n_classes):
         noise,
         n_outputs=K,
         learning_rate=0.3,
-        alpha=0.0,
+        alpha=clf.alpha_,  # the default "auto": 1 / public_n_samples
         clip_norm=clf.clip_norm_,
         momentum=0.9,
         average=0.5,
