@@ -47,6 +47,7 @@ from .schedules import (
     MAX_HORIZON,
     AdaptiveSchedule,
     NoiseSchedule,
+    PURSchedule,
     ScheduleContext,
     UniformSchedule,
     auto_clip_norm,
@@ -196,15 +197,18 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
         return theta
 
     def _resolve_alpha(self, public_size):
-        """The L2 penalty: the parameter, or ``1 / public_size`` for "auto".
+        """The L2 penalty: the parameter, or the rule of "auto".
 
         ``alpha = 1 / m`` makes the objective, ``mean loss + ||w||^2 / (2 m)``,
         scikit-learn's ``LogisticRegression(C=1.0)`` one (``C sum loss +
         ||w||^2 / 2``, divided by ``m``), with the public size ``m`` in place of
-        the private one.
+        the private one. A PURSchedule gets 0: it picks its analysis (convex or
+        strongly convex) and its horizon from ``alpha``.
         """
         if self.alpha != "auto":
             return float(self.alpha)
+        if isinstance(self.schedule_, PURSchedule):
+            return 0.0
         return 1.0 / public_size
 
     def _resolve_normalize_steps(self, n_outputs):
@@ -1022,16 +1026,17 @@ _ALPHA_AUTO = """\
         without noise, so the same Gaussian steps run and the privacy cost is
         unchanged; private learning of L2-regularised objectives is the setting
         of Chaudhuri, Monteleoni & Sarwate (JMLR 2011) and Bassily, Smith &
-        Thakurta (FOCS 2014). ``solver="snowball"`` reads "auto" as 0: its step
-        and smoothness are planned without a penalty. The value used is
-        ``alpha_``."""
+        Thakurta (FOCS 2014). "auto" is 0 where an analysis sizes the steps from
+        ``alpha`` itself: ``solver="snowball"`` and
+        :class:`~sklearn_dpgd.schedules.PURSchedule` (which would switch to its
+        strongly convex variant). The value used is ``alpha_``."""
 
 _ALPHA_ZERO = """\
     alpha : float or "auto", default=0.0
         L2 penalty ``alpha/2 ||coef||^2`` (intercepts are not penalised). Public,
         so its gradient is added without noise. "auto" is ``1 /
         public_n_samples_`` as for :class:`DPLogisticRegression` (0 for
-        ``solver="snowball"``). The value used is ``alpha_``."""
+        ``solver="snowball"`` and a PURSchedule). The value used is ``alpha_``."""
 
 
 def _assemble(doc, alpha_doc):

@@ -6,6 +6,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import log_loss
 
 from sklearn_dpgd import DPHuberSVM, DPLogisticRegression
+from sklearn_dpgd.schedules import PURSchedule
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
@@ -91,6 +92,11 @@ def test_defaults_and_other_solvers(data):
         solver="snowball", epsilon=4.0, classes=[0, 1], public_n_samples=400
     )
     assert snowball.fit(X, y).alpha_ == 0.0
+    # PURSchedule picks its analysis from alpha: "auto" keeps its convex one.
+    pur = DPLogisticRegression(
+        schedule=PURSchedule(), epsilon=4.0, classes=[0, 1], public_n_samples=400
+    )
+    assert pur.fit(X, y).alpha_ == 0.0
 
 
 def test_alpha_validation(data):
