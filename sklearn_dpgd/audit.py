@@ -394,6 +394,21 @@ def _accepts_start(classifier):
     return params.get("solver", "gd") == "gd" and params.get("alpha", 0.0) == 0.0
 
 
+def _without_auto_penalty(estimator):
+    """The estimator with ``alpha="auto"`` of its classifier set to 0.
+
+    The default L2 penalty of :class:`~sklearn_dpgd.DPLogisticRegression` is
+    public and added without noise: the fits run the same Gaussian steps and
+    claim the same guarantee at every ``alpha``, so auditing at ``alpha=0`` audits
+    the same claim, and keeps the canary's public start, which a penalty would
+    pull back towards zero (:func:`_accepts_start`).
+    """
+    name, classifier = _classifier(estimator)
+    if classifier.get_params(deep=False).get("alpha") == "auto":
+        estimator.set_params(**{f"{name}__alpha" if name else "alpha": 0.0})
+    return estimator
+
+
 def _neighboring(estimator):
     params = _final_step(estimator).get_params(deep=True)
     for name in ("neighboring", "estimator__neighboring"):
@@ -537,7 +552,9 @@ def audit(
         (the white-box canary of the user guide). Where the classifier takes a
         public start (``coef_init``: ``DPLogisticRegression`` and ``DPHuberSVM``
         with ``solver="gd"`` and ``alpha=0``, alone or as a pipeline's last step),
-        the canary's coefficient starts at ``canary_margin / canary_value``. A
+        the canary's coefficient starts at ``canary_margin / canary_value``;
+        ``alpha="auto"`` is audited at ``alpha=0`` (a public, noiseless penalty:
+        the same steps and claim at every ``alpha``). A
         tuple: a user row ``x`` of shape (n_features,) and its label (then pass
         ``statistic``).
     statistic : "auto" or callable, default="auto"
@@ -648,6 +665,8 @@ def audit(
     X = check_array(X, dtype=(np.float64, np.float32))
     y = column_or_1d(y)
     estimator = _fresh_entropy(estimator)
+    if isinstance(canary, str) and canary_margin is not None:
+        estimator = _without_auto_penalty(estimator)
     world0, world1, fit_params, default = _worlds(
         estimator, X, y, canary, canary_value, int(n_padding), canary_margin
     )
