@@ -101,6 +101,13 @@ def configurations():
             2,
         ),
         (
+            "  same, its penalty 1/N kept (forgets)",
+            lr(epsilon=4.0, alpha=1.0 / N, **COMMON),
+            {},
+            False,
+            2,
+        ),
+        (
             "  same, normalize_steps=False",
             lr(epsilon=4.0, normalize_steps=False, **COMMON),
             {},
