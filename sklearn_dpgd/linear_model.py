@@ -263,10 +263,9 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
             private release whose budget you count (e.g. ``coef_`` of an earlier
             fit, composed with this one in a
             :class:`~sklearn_dpgd.accounting.PrivacyLedger`): the guarantee of
-            this fit covers only what it reads. On Adult's training holdout a start
-            fitted on 2% of the rows held out as public gained 1.2 points at
-            epsilon = 0.05 and up to 0.1 above (``bench_accuracy.py
-            --ablation``). Not supported by ``solver="snowball"``.
+            this fit covers only what it reads. A public start helps most at small
+            budgets (the docs' Benchmarks page, "How the defaults were chosen").
+            Not supported by ``solver="snowball"``.
         intercept_init : array-like of shape (1,) or (n_classes,), default=None
             Public starting point of the intercepts (a scalar for binary
             problems); None starts from zero.
@@ -826,8 +825,8 @@ _PARAMS_OPTIMISER = """\
         Heavy-ball coefficient in [0, 1) (0 is plain gradient descent). Equivalent to
         the moving-average momentum of Hong et al. (eq. 3, without its bias
         correction) with step size ``learning_rate / (1 - momentum)``. It speeds up
-        the ill-conditioned problems of one-hot tabular data: on Adult, 100
-        noiseless steps reach 0.832 holdout accuracy with it and 0.819 without.
+        the ill-conditioned problems of one-hot tabular data (the docs' Benchmarks
+        page, "How the defaults were chosen").
     average : float, default=0.5
         Fraction of the last iterates whose mean is returned (suffix averaging;
         Rakhlin, Shamir & Sridharan, ICML 2012), in [0, 1]; 0 returns the last
@@ -838,9 +837,9 @@ _PARAMS_OPTIMISER = """\
         length of the step in parameter space (normalised gradient descent; Hazan,
         Levy & Shalev-Shwartz, NeurIPS 2015, Alg. 1). Post-processing of the noisy
         gradient: it costs no privacy. "auto" is True for binary problems, where
-        it was validated (holdouts of Adult's and Bank's training splits: +0.1 to
-        +0.5 points for the logistic loss, up to +4 for the hinge), and False for
-        multiclass ones, which keep plain gradient steps. Schedules that prescribe
+        it was validated on holdouts of Adult's and Bank's training splits (the
+        docs' Benchmarks page), and False for multiclass ones, which keep plain
+        gradient steps. Schedules that prescribe
         their own step sizes (:class:`~sklearn_dpgd.schedules.PURSchedule`) always
         take plain gradient steps, and adaptive schedules and ``solver="snowball"``
         ignore it.
@@ -859,10 +858,9 @@ _PARAMS_OPTIMISER = """\
         its value. "pld": the pessimistic privacy-loss distribution of exactly the
         steps that run (dp-accounting's ``PoissonSampledDpEvent`` of a
         ``GaussianDpEvent``, connect-the-dots discretisation; Doroshenko et al.,
-        PETS 2022), an upper bound within about 0.5% of a 4x finer grid. "rdp":
-        the Rényi DP of the sampled Gaussian (Mironov, Talwar & Zhang 2019), a
-        looser bound (+6% at ``batch_size=256``, epsilon 0.4 on Adult), so more
-        noise for the same promise. Both apply to a plan fixed in advance, i.e.
+        PETS 2022), an upper bound close to a finer grid's. "rdp": the Rényi DP
+        of the sampled Gaussian (Mironov, Talwar & Zhang 2019), a looser bound,
+        so more noise for the same promise. Both apply to a plan fixed in advance, i.e.
         with a declared ``public_n_samples``: when the size is estimated, the
         plan depends on the noisy count, and a Rényi filter at one order fixed
         from ``(epsilon, delta)`` before the count approves it instead (Feldman &
@@ -873,14 +871,14 @@ _PARAMS_OPTIMISER = """\
         1-Lipschitz in the margin, so with rows scaled to unit norm the binary
         gradient has norm at most ``sqrt(2)`` (``2`` for softmax). "auto", with
         normalised steps: :func:`~sklearn_dpgd.schedules.auto_clip_norm`, 0.5 at
-        small budgets (most per-example gradients then count alike: +0.2 to +0.4
-        points on the holdouts above) rising to 1.0 at large ones (where clipping's
+        small budgets (most per-example gradients then count alike) rising to 1.0
+        at large ones (where clipping's
         bias costs more than its noise saves, and miscalibrates
         ``predict_proba``); otherwise 1.0 (gradient steps, adaptive schedules,
         ``solver="snowball"``). The resolved value is ``clip_norm_``. Below 1.0
-        the fitted probabilities are biased (Adult holdout log-loss 0.412 at
-        epsilon = 0.2 against 0.385 with 1.0): pass 1.0 when calibrated
-        ``predict_proba`` matters more than accuracy.
+        the fitted probabilities are biased (user guide, "Calibration under
+        DP"): pass 1.0 when calibrated ``predict_proba`` matters more than
+        accuracy.
 %(alpha)s
     fit_intercept : bool, default=True
         Whether to fit intercepts, trained as one more column of the clipped
