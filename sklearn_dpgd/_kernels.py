@@ -16,15 +16,31 @@ The sum runs over fixed blocks of rows in parallel; each block writes its own pa
 sum and the partials are added in block order. The block size is a constant, not the
 thread count, so results are bit-for-bit the same on any number of threads.
 
-Fork safety: each parallel kernel has a serial twin, the same function compiled with
+Threads: a call whose work (entries of ``X`` read, times outputs) is below
+:data:`SERIAL_WORK` runs the serial twin (below it, waking a second thread costs more
+than it saves, and on a machine busy with other processes a parallel region waits
+for every one of its threads to be scheduled). Larger calls use Numba's thread count
+(``numba.get_num_threads()``, which honours ``NUMBA_NUM_THREADS``, set by joblib's
+loky backend in its workers), capped by a caller's limit: the oracle passes, once
+per fit, :func:`fit_threads`, which also honours ``threadpoolctl.threadpool_limits``
+on OpenMP. The count is set for the call and restored after it (Numba's count is
+per Python thread).
+
+Each parallel kernel has a serial twin, the same function compiled with
 ``parallel=False`` (``prange`` is then ``range``, the blocks and their order are
-unchanged, so the result is the same bit for bit). A process forked (``os.fork``,
-joblib's ``"multiprocessing"`` backend) from a parent that started Numba's OpenMP
-threading layer uses the twins: GNU OpenMP is not fork-safe, and Numba terminates
-such a child at its first parallel region ("fork() called from a process already
-using GNU OpenMP, this is unsafe"; Numba's documentation, "The Threading Layers",
-"Extra notes"). The TBB and workqueue layers ("forksafe" in the same page) and
-Intel's OpenMP are fork-safe: under them the parallel kernels stay.
+unchanged, so the result is the same bit for bit).
+
+Threading layer: unless the user chose one (``NUMBA_THREADING_LAYER`` or
+``numba.config.THREADING_LAYER`` set before the first parallel call), importing this
+module selects Numba's ``workqueue`` layer. It is fork-safe and its idle threads
+sleep; GNU OpenMP, which Numba picks otherwise when TBB is absent, spins its idle
+threads (slowing every other process on a shared machine and itself) and is not
+fork-safe (Numba's documentation, "The Threading Layers"). The kernels hold the GIL,
+so two Python threads never run them at once (``workqueue`` allows one parallel
+region at a time). If the user selects GNU OpenMP, a process forked (``os.fork``,
+joblib's ``"multiprocessing"`` backend) from a parent that started it runs the serial
+twins: Numba terminates such a child at its first parallel region ("fork() called
+from a process already using GNU OpenMP, this is unsafe").
 """
 
 import math
@@ -32,8 +48,10 @@ import os
 import sys
 import types
 
+import numba
 import numpy as np
 from numba import njit, prange
+from threadpoolctl import ThreadpoolController
 
 from ._losses import HUBER_HINGE, LOGISTIC, loss_derivative, loss_value
 
@@ -41,22 +59,33 @@ from ._losses import HUBER_HINGE, LOGISTIC, loss_derivative, loss_value
 # (one K-by-(d+1) partial) is negligible, small enough for load balance.
 BLOCK_ROWS = 2048
 
+# Work of one call (entries read times outputs) below which it runs on one thread
+# (8 MB of float64). Measured by ``benchmarks/bench_kernel.py --threshold`` on a
+# 2-core machine shared with other jobs (load ~4.8): two threads lost to one up to
+# 400,000 entries (n x 20: 1.3 x slower) and won from 1,000,000 (0.66 x).
+SERIAL_WORK = 1_000_000
+
 # True in a process forked from a parent whose Numba threading layer is GNU OpenMP:
 # the kernels then run their serial twins (see _after_fork_in_child).
 _serial = False
 
 
 class _Kernel:
-    """A parallel kernel and its serial twin; calls run the one this process can use.
+    """A parallel kernel and its serial twin; a call runs the one that pays.
 
     The twin compiles a copy of the Python function under another qualified name:
     Numba's on-disk cache keys an entry by the function's name, source line and
     bytecode, not by the ``parallel`` flag, so the twins would otherwise overwrite
-    (or, worse, load) each other's machine code.
+    (or, worse, load) each other's machine code. Each is compiled on its first call
+    only, so a process that never runs a large problem never compiles the (slower to
+    compile) parallel version.
+
+    ``work(*args)`` returns the entries of ``X`` a call reads, times the outputs.
     """
 
-    def __init__(self, py_func, options):
+    def __init__(self, py_func, options, work):
         self.py_func = py_func
+        self.work = work
         self.parallel = njit(cache=True, parallel=True, **options)(py_func)
         twin = types.FunctionType(
             py_func.__code__,
@@ -75,15 +104,75 @@ class _Kernel:
         self.__wrapped__ = py_func
 
     def __call__(self, *args):
-        return (self.serial if _serial else self.parallel)(*args)
+        return self.run(None, *args)
+
+    def run(self, threads, *args):
+        """Call the kernel on at most ``threads`` threads (None: Numba's count)."""
+        if _serial or self.work(*args) < SERIAL_WORK:
+            return self.serial(*args)
+        current = numba.get_num_threads()
+        if threads is None or threads >= current:
+            threads = current
+        if threads <= 1:
+            return self.serial(*args)
+        if threads == current:
+            return self.parallel(*args)
+        numba.set_num_threads(threads)
+        try:
+            return self.parallel(*args)
+        finally:
+            numba.set_num_threads(current)
 
     def __repr__(self):
         return f"<kernel {self.__module__}.{self.__qualname__}>"
 
 
-def _parallel_kernel(**options):
+def _parallel_kernel(work, **options):
     """Decorator: compile ``py_func`` as a :class:`_Kernel` with Numba ``options``."""
-    return lambda py_func: _Kernel(py_func, options)
+    return lambda py_func: _Kernel(py_func, options, work)
+
+
+_controller = None
+
+
+def fit_threads():
+    """Threads the kernels of one fit may use (1 means the serial twins).
+
+    Numba's thread count in this Python thread (``NUMBA_NUM_THREADS``, joblib's
+    worker limits, ``numba.set_num_threads``), capped by the smallest thread count
+    of the OpenMP runtimes that ``threadpoolctl`` sees, which
+    ``threadpoolctl.threadpool_limits`` lowers. The libraries are scanned once per
+    process (a few milliseconds); their counts are read on each call.
+
+    Returns
+    -------
+    n_threads : int
+    """
+    global _controller
+    threads = numba.get_num_threads()
+    if _serial or threads <= 1:
+        return 1
+    if _controller is None:
+        _controller = ThreadpoolController()
+    for lib in _controller.lib_controllers:
+        if lib.user_api == "openmp":
+            threads = min(threads, max(1, int(lib.num_threads)))
+    return threads
+
+
+def _choose_threading_layer():
+    """Select Numba's ``workqueue`` layer unless the user chose one (module doc)."""
+    if "NUMBA_THREADING_LAYER" in os.environ:
+        return
+    if str(numba.config.THREADING_LAYER).lower() != "default":
+        return
+    parallel = sys.modules.get("numba.np.ufunc.parallel")
+    if parallel is not None and getattr(parallel, "_is_initialized", False):
+        return  # already started by other code: too late to choose
+    numba.config.THREADING_LAYER = "workqueue"
+
+
+_choose_threading_layer()
 
 
 def _forked_from_gnu_openmp():
@@ -166,7 +255,16 @@ def _clip_scale(r_norm, row_norm, clip_norm):
     return clip_norm / max(g, clip_norm)
 
 
-@_parallel_kernel(fastmath=_FASTMATH)
+def _rows_read(n_total, rows):
+    return n_total if rows is None else rows.shape[0]
+
+
+@_parallel_kernel(
+    work=lambda X, y, W, b, norms, rows, *_: (
+        _rows_read(X.shape[0], rows) * X.shape[1] * W.shape[0]
+    ),
+    fastmath=_FASTMATH,
+)
 def clipped_gradient_sum(
     X, y, W, b, row_norms, rows, fit_intercept, clip_norm, loss, h
 ):
@@ -236,7 +334,17 @@ def clipped_gradient_sum(
     return _finish(partial, fit_intercept)
 
 
-@_parallel_kernel(fastmath=_FASTMATH)
+def _stored_read(data, indptr, rows):
+    n = indptr.shape[0] - 1
+    return data.shape[0] if rows is None else data.shape[0] * rows.shape[0] // max(n, 1)
+
+
+@_parallel_kernel(
+    work=lambda data, indices, indptr, d, y, W, b, norms, rows, *_: (
+        _stored_read(data, indptr, rows) * W.shape[0]
+    ),
+    fastmath=_FASTMATH,
+)
 def clipped_gradient_sum_csr(
     data,
     indices,
@@ -316,7 +424,7 @@ def _safe_norm(values, intercept):
     return math.hypot(norm, 1.0) if intercept else norm
 
 
-@_parallel_kernel()
+@_parallel_kernel(work=lambda X, fit_intercept: X.size)
 def row_norms(X, fit_intercept):
     """``||[x_i, 1]||`` (or ``||x_i||``) of each row, shape (n_samples,), float64.
 
@@ -329,7 +437,7 @@ def row_norms(X, fit_intercept):
     return out
 
 
-@_parallel_kernel()
+@_parallel_kernel(work=lambda data, indptr, fit_intercept: data.shape[0])
 def row_norms_csr(data, indptr, fit_intercept):
     """CSR twin of :func:`row_norms`."""
     n = indptr.shape[0] - 1
@@ -410,7 +518,12 @@ def _logistic_factors_along(t, w, etas, uniform, objective_clip, prod):
         prod[j] *= f if f < cap else cap
 
 
-@_parallel_kernel(fastmath=_FASTMATH)
+@_parallel_kernel(
+    work=lambda X, y, W, b, D, db, etas, rows, *_: (
+        rows.shape[0] * (2 * X.shape[1] * W.shape[0] + etas.shape[0])
+    ),
+    fastmath=_FASTMATH,
+)
 def _objective_blocks(
     X, y, W, b, D, db, etas, rows, fit_intercept, objective_clip, loss, h, uniform, fast
 ):
@@ -472,7 +585,7 @@ def _objective_mode(etas, K, loss, objective_clip):
 
 
 def clipped_objective_along(
-    X, y, W, b, D, db, etas, rows, fit_intercept, objective_clip, loss, h
+    X, y, W, b, D, db, etas, rows, fit_intercept, objective_clip, loss, h, threads=None
 ):
     """Clipped objective sums ``sum_i min(l_i(theta - eta D), C_obj)`` for many eta.
 
@@ -499,13 +612,16 @@ def clipped_objective_along(
         ``C_obj`` > 0: each example's loss is clipped to it.
     loss : int
     h : float
+    threads : int, optional
+        Most threads to use (default: Numba's count); see :class:`_Kernel`.
 
     Returns
     -------
     sums : ndarray of shape (n_etas,), float64
     """
     uniform, fast = _objective_mode(etas, W.shape[0], loss, objective_clip)
-    return _objective_blocks(
+    return _objective_blocks.run(
+        threads,
         X,
         y,
         W,
@@ -523,7 +639,13 @@ def clipped_objective_along(
     )
 
 
-@_parallel_kernel(fastmath=_FASTMATH)
+@_parallel_kernel(
+    work=lambda data, indices, indptr, d, y, W, b, D, db, etas, rows, *_: (
+        2 * _stored_read(data, indptr, rows) * W.shape[0]
+        + rows.shape[0] * etas.shape[0]
+    ),
+    fastmath=_FASTMATH,
+)
 def clipped_objective_along_csr(
     data,
     indices,

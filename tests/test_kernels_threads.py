@@ -1,0 +1,104 @@
+"""The kernels' threading policy: small calls serial, limits honoured, count restored."""
+
+import numpy as np
+import pytest
+from threadpoolctl import threadpool_limits
+
+from sklearn_dpgd import _kernels
+from sklearn_dpgd._losses import LOGISTIC
+from sklearn_dpgd._oracle import LocalRows
+
+
+class _Recorder:
+    def __init__(self, log, name, real):
+        self.log, self.name, self.real = log, name, real
+
+    def __call__(self, *args):
+        self.log.append((self.name, _kernels.numba.get_num_threads()))
+        return self.real(*args)
+
+
+@pytest.fixture
+def two_threads(monkeypatch):
+    """Pretend Numba has 2 threads (the suite runs with NUMBA_NUM_THREADS=1) and
+    record which twin each kernel call runs, and on how many threads."""
+    state = {"threads": 2}
+    monkeypatch.setattr(_kernels.numba, "get_num_threads", lambda: state["threads"])
+
+    def set_threads(n):
+        state["threads"] = n
+
+    monkeypatch.setattr(_kernels.numba, "set_num_threads", set_threads)
+    log = []
+    for kernel in (_kernels.clipped_gradient_sum, _kernels.row_norms):
+        # The parallel twin is stood in for by the serial one: same result, and
+        # this process never starts a threading layer.
+        monkeypatch.setattr(
+            kernel, "parallel", _Recorder(log, "parallel", kernel.serial)
+        )
+        monkeypatch.setattr(kernel, "serial", _Recorder(log, "serial", kernel.serial))
+    return log, state
+
+
+def _args(n, d):
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((n, d)) / np.sqrt(d)
+    y = (X[:, 0] > 0).astype(np.int64)
+    W, b = rng.standard_normal((1, d)), np.zeros(1)
+    norms = np.hypot(np.linalg.norm(X, axis=1), 1.0)
+    return X, y, (X, y, W, b, norms, None, True, 1.0, LOGISTIC, 0.5)
+
+
+def test_small_problems_run_the_serial_kernel(two_threads):
+    log, _ = two_threads
+    small = _kernels.SERIAL_WORK // 20 - 1  # n x 20 just below the threshold
+    _kernels.clipped_gradient_sum(*_args(small, 20)[2])
+    assert log == [("serial", 2)]
+    log.clear()
+    _kernels.clipped_gradient_sum(*_args(small + 2, 20)[2])
+    assert log == [("parallel", 2)]
+
+
+def test_minibatch_work_counts_the_sampled_rows(two_threads):
+    log, _ = two_threads
+    X, y, args = _args(_kernels.SERIAL_WORK // 20 + 100, 20)
+    rows = np.arange(50, dtype=np.int64)
+    _kernels.clipped_gradient_sum(*args[:5], rows, *args[6:])
+    assert log == [("serial", 2)]
+
+
+def test_thread_limit_of_a_call_is_set_and_restored(two_threads):
+    log, state = two_threads
+    args = _args(_kernels.SERIAL_WORK // 20 + 1, 20)[2]
+    state["threads"] = 3
+    _kernels.clipped_gradient_sum.run(2, *args)
+    _kernels.clipped_gradient_sum.run(1, *args)
+    _kernels.clipped_gradient_sum.run(8, *args)
+    assert log == [("parallel", 2), ("serial", 3), ("parallel", 3)]
+    assert state["threads"] == 3
+
+
+def test_fits_honour_threadpoolctl_limits(two_threads):
+    log, _ = two_threads
+    X, y, _ = _args(_kernels.SERIAL_WORK // 20 + 1, 20)
+    assert _kernels.fit_threads() >= 1
+    with threadpool_limits(limits=1):
+        assert _kernels.fit_threads() == 1
+        rows = LocalRows(X, y, fit_intercept=True)
+    rows.clipped_sum(
+        np.zeros((1, 20)), np.zeros(1), (True, 1.0, LOGISTIC, 0.5), 1, None
+    )
+    # Read once per fit (at construction): the whole fit runs serially.
+    assert [name for name, _ in log] == ["serial", "serial"]
+    log.clear()
+    rows = LocalRows(X, y, fit_intercept=True)
+    if _kernels.fit_threads() > 1:  # OpenMP runtimes not limited by the environment
+        assert [name for name, _ in log] == ["parallel"]
+
+
+def test_forked_child_of_gnu_openmp_runs_serial(two_threads, monkeypatch):
+    log, _ = two_threads
+    monkeypatch.setattr(_kernels, "_serial", True)
+    _kernels.clipped_gradient_sum(*_args(_kernels.SERIAL_WORK // 20 + 1, 20)[2])
+    assert log == [("serial", 2)]
+    assert _kernels.fit_threads() == 1
