@@ -334,6 +334,25 @@ def clipped_gradient_sum(
     return _finish(partial, fit_intercept)
 
 
+# A block's partial sum has K (d + 1) entries however sparse its rows: CSR blocks
+# hold at least this many stored entries per partial entry, so that zeroing and
+# adding the partials costs at most a sixteenth of the pass over the data (on a
+# 200,000 x 20,000 matrix with 20 entries per row, 13 blocks instead of 98).
+_STORED_PER_PARTIAL = 16
+
+
+@njit(cache=True)
+def _csr_block_rows(n, stored, width):
+    """Rows per block of a CSR sum over ``n`` rows holding ``stored`` entries.
+
+    ``BLOCK_ROWS``, or more rows when the ``width``-entry partials would otherwise
+    cost more than ``1 / _STORED_PER_PARTIAL`` of the pass. Depends on the shapes
+    only (not on the thread count), so the sum is the same on any number of threads.
+    """
+    max_blocks = max(1, stored // (_STORED_PER_PARTIAL * width))
+    return max(BLOCK_ROWS, (n + max_blocks - 1) // max_blocks)
+
+
 def _stored_read(data, indptr, rows):
     n = indptr.shape[0] - 1
     return data.shape[0] if rows is None else data.shape[0] * rows.shape[0] // max(n, 1)
@@ -343,7 +362,8 @@ def _stored_read(data, indptr, rows):
     work=lambda data, indices, indptr, d, y, W, b, norms, rows, *_: (
         _stored_read(data, indptr, rows) * W.shape[0]
     ),
-    fastmath=_FASTMATH,
+    # No fastmath: with reassociation LLVM vectorises the short gathered and
+    # scattered row loops, which made them 1.4 x slower (rows of 20 entries).
 )
 def clipped_gradient_sum_csr(
     data,
@@ -366,22 +386,28 @@ def clipped_gradient_sum_csr(
     (n_samples, n_features) (duplicates summed, any index order); other parameters
     and the result as in :func:`clipped_gradient_sum`.
     """
-    n = indptr.shape[0] - 1 if rows is None else rows.shape[0]
+    n_total = indptr.shape[0] - 1
+    n = n_total if rows is None else rows.shape[0]
     d = n_features
     K = W.shape[0]
-    n_blocks = (n + BLOCK_ROWS - 1) // BLOCK_ROWS
-    partial = np.empty((n_blocks, K, d + 1))
+    # Stored entries the call reads (estimated from the row count for a sample).
+    stored = indptr[n_total] if rows is None else indptr[n_total] * n // max(n_total, 1)
+    block = _csr_block_rows(n, stored, K * (d + 1))
+    n_blocks = (n + block - 1) // block
+    partial = np.zeros((n_blocks, K, d + 1))
     for blk in prange(n_blocks):
-        acc = np.zeros((K, d + 1))
+        # Scattered updates do not vectorise: accumulate in place, with no copy.
+        acc = partial[blk]
         m = np.empty(K)
         r = np.empty(K)
-        for ii in range(blk * BLOCK_ROWS, min(n, (blk + 1) * BLOCK_ROWS)):
+        for ii in range(blk * block, min(n, (blk + 1) * block)):
             i = ii if rows is None else rows[ii]
             start, stop = indptr[i], indptr[i + 1]
             for k in range(K):
                 s = b[k] if fit_intercept else 0.0
+                Wk = W[k]
                 for p in range(start, stop):
-                    s += data[p] * W[k, indices[p]]
+                    s += data[p] * Wk[indices[p]]
                 m[k] = s
             scale = _clip_scale(
                 _residuals(m, y[i], loss, h, r), row_norms[i], clip_norm
@@ -391,10 +417,10 @@ def clipped_gradient_sum_csr(
             for k in range(K):
                 c = scale * r[k]
                 if c != 0.0:
+                    acck = acc[k]
                     for p in range(start, stop):
-                        acc[k, indices[p]] += c * data[p]
-                    acc[k, d] += c
-        partial[blk] = acc
+                        acck[indices[p]] += c * data[p]
+                    acck[d] += c
     return _finish(partial, fit_intercept)
 
 
