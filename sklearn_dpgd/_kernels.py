@@ -46,6 +46,7 @@ from a process already using GNU OpenMP, this is unsafe").
 import math
 import os
 import sys
+import time
 import types
 
 import numba
@@ -130,6 +131,59 @@ class _Kernel:
 def _parallel_kernel(work, **options):
     """Decorator: compile ``py_func`` as a :class:`_Kernel` with Numba ``options``."""
     return lambda py_func: _Kernel(py_func, options, work)
+
+
+class ThreadChooser:
+    """Runs a repeated kernel call on one thread or on ``threads``, whichever is faster.
+
+    The serial twin and the parallel kernel give the same sum bit for bit, so the
+    choice changes the time only, never a result. On a machine whose cores other
+    processes keep busy, a parallel region waits until every one of its threads is
+    scheduled, and one thread can be several times faster; on an idle machine the
+    parallel kernel wins. The chooser times both (the first call of each, which may
+    load or compile it, is not counted), then runs the one with the smaller moving
+    average of its times and tries the other every ``probe_every`` calls. Calls
+    below :data:`SERIAL_WORK` always run on one thread.
+
+    Parameters
+    ----------
+    threads : int
+        Most threads a call may use (:func:`fit_threads`).
+    probe_every : int, default=16
+        The slower option is timed again once in this many calls.
+    """
+
+    def __init__(self, threads, probe_every=16):
+        self.threads = int(threads)
+        self.probe_every = int(probe_every)
+        self.mean = {}  # threads -> moving average of the seconds per call
+        self._seen = set()
+        self._calls = 0
+
+    def _choose(self):
+        if len(self.mean) < 2:  # warming up: alternate, parallel first
+            return self.threads if self._calls % 2 == 0 else 1
+        best = min(self.mean, key=self.mean.get)
+        if self._calls % self.probe_every == 0:
+            return 1 if best == self.threads else self.threads
+        return best
+
+    def run(self, kernel, *args):
+        """``kernel.run(n, *args)`` with ``n`` the chosen thread count."""
+        if self.threads <= 1 or kernel.work(*args) < SERIAL_WORK:
+            return kernel.run(1, *args)
+        choice = self._choose()
+        self._calls += 1
+        start = time.perf_counter()
+        out = kernel.run(choice, *args)
+        elapsed = time.perf_counter() - start
+        if choice not in self._seen:
+            self._seen.add(choice)  # first call: loading or compiling, not timed
+        elif choice in self.mean:
+            self.mean[choice] += 0.25 * (elapsed - self.mean[choice])
+        else:
+            self.mean[choice] = elapsed
+        return out
 
 
 _controller = None

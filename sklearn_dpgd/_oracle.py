@@ -18,6 +18,7 @@ import scipy.sparse as sp
 
 from ._dask import DaskRows, is_dask_collection
 from ._kernels import (
+    ThreadChooser,
     clipped_gradient_sum,
     clipped_gradient_sum_csr,
     clipped_objective_along,
@@ -47,12 +48,16 @@ class LocalRows:
     -----
     The kernels' thread count is read once, here: Numba's count under
     ``threadpoolctl`` limits (``sklearn_dpgd._kernels.fit_threads``); small calls
-    run on one thread whatever it is (``sklearn_dpgd._kernels.SERIAL_WORK``).
+    run on one thread whatever it is (``sklearn_dpgd._kernels.SERIAL_WORK``), and
+    the gradient sums of a fit run on one thread or on all of them, whichever
+    ``sklearn_dpgd._kernels.ThreadChooser`` times as faster (same result bit for
+    bit).
     """
 
     def __init__(self, X, y, *, fit_intercept):
         self._sparse = sp.issparse(X)
         self._threads = fit_threads()
+        self._chooser = ThreadChooser(self._threads)
         if self._sparse:
             self._csr = (X.data, X.indices, X.indptr, X.shape[1])
             self._row_norms = row_norms_csr.run(
@@ -107,10 +112,10 @@ class LocalRows:
         args = (W, b, self._row_norms, rows, *kernel_args)
         if self._sparse:
             data, indices, indptr, d = self._csr
-            return clipped_gradient_sum_csr.run(
-                self._threads, data, indices, indptr, d, self._y, *args
+            return self._chooser.run(
+                clipped_gradient_sum_csr, data, indices, indptr, d, self._y, *args
             )
-        return clipped_gradient_sum.run(self._threads, self._X, self._y, *args)
+        return self._chooser.run(clipped_gradient_sum, self._X, self._y, *args)
 
     def _sample(self, sampling_rate, rng):
         if sampling_rate < 1.0:

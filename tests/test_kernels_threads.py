@@ -102,3 +102,47 @@ def test_forked_child_of_gnu_openmp_runs_serial(two_threads, monkeypatch):
     _kernels.clipped_gradient_sum(*_args(_kernels.SERIAL_WORK // 20 + 1, 20)[2])
     assert log == [("serial", 2)]
     assert _kernels.fit_threads() == 1
+
+
+class _FakeKernel:
+    """A kernel whose calls advance a fake clock by a cost per thread count."""
+
+    def __init__(self, cost, clock):
+        self.cost, self.clock, self.calls = cost, clock, []
+
+    def work(self, *args):
+        return _kernels.SERIAL_WORK
+
+    def run(self, threads, *args):
+        self.calls.append(threads)
+        self.clock[0] += self.cost[threads]
+        return threads
+
+
+@pytest.mark.parametrize(
+    ("cost", "winner"), [({1: 1.0, 2: 5.0}, 1), ({1: 5.0, 2: 1.0}, 2)]
+)
+def test_thread_chooser_runs_the_faster_option_and_keeps_probing(
+    monkeypatch, cost, winner
+):
+    clock = [0.0]
+    monkeypatch.setattr(_kernels.time, "perf_counter", lambda: clock[0])
+    kernel = _FakeKernel(cost, clock)
+    chooser = _kernels.ThreadChooser(2, probe_every=8)
+    for _ in range(100):
+        chooser.run(kernel)
+    # Warm-up (each option twice, the first call of each not timed), then the
+    # faster one, with the other tried again once in every 8 calls.
+    assert kernel.calls[:4] == [2, 1, 2, 1]
+    assert kernel.calls[4:].count(winner) >= 80
+    assert 10 <= kernel.calls[4:].count(3 - winner) <= 13
+
+
+def test_thread_chooser_keeps_small_calls_serial():
+    kernel = _FakeKernel({1: 1.0, 2: 1.0}, [0.0])
+    kernel.work = lambda *args: _kernels.SERIAL_WORK - 1
+    chooser = _kernels.ThreadChooser(2)
+    for _ in range(5):
+        chooser.run(kernel)
+    assert kernel.calls == [1] * 5
+    assert _kernels.ThreadChooser(1).run(_FakeKernel({1: 0.0}, [0.0])) == 1
