@@ -31,21 +31,27 @@ Each parallel kernel has a serial twin, the same function compiled with
 unchanged, so the result is the same bit for bit).
 
 Threading layer: unless the user chose one (``NUMBA_THREADING_LAYER`` or
-``numba.config.THREADING_LAYER`` set before the first parallel call), importing this
-module selects Numba's ``workqueue`` layer. It is fork-safe and its idle threads
-sleep; GNU OpenMP, which Numba picks otherwise when TBB is absent, spins its idle
-threads (slowing every other process on a shared machine and itself) and is not
-fork-safe (Numba's documentation, "The Threading Layers"). The kernels hold the GIL,
-so two Python threads never run them at once (``workqueue`` allows one parallel
-region at a time). If the user selects GNU OpenMP, a process forked (``os.fork``,
-joblib's ``"multiprocessing"`` backend) from a parent that started it runs the serial
-twins: Numba terminates such a child at its first parallel region ("fork() called
-from a process already using GNU OpenMP, this is unsafe").
+``numba.config.THREADING_LAYER`` set before the first parallel call) or TBB is
+installed (Numba's first choice, thread- and fork-safe), importing this module
+selects Numba's ``workqueue`` layer. It is fork-safe and its idle threads sleep; GNU
+OpenMP, which Numba picks otherwise, spins its idle threads (slowing every other
+process on a shared machine, and itself) and is not fork-safe (Numba's
+documentation, "The Threading Layers"). ``workqueue`` aborts the process if two
+Python threads run parallel regions at once: one thread at a time runs a parallel
+kernel here (a lock, never waited for), and a kernel called meanwhile from another
+thread runs its serial twin. Code of the user's own that runs Numba ``parallel=True``
+functions from several threads should choose TBB or OpenMP itself. If the user
+selects GNU OpenMP, a process forked (``os.fork``, joblib's ``"multiprocessing"``
+backend) from a parent that started it runs the serial twins: Numba terminates such
+a child at its first parallel region ("fork() called from a process already using
+GNU OpenMP, this is unsafe").
 """
 
+import ctypes
 import math
 import os
 import sys
+import threading
 import time
 import types
 
@@ -116,13 +122,18 @@ class _Kernel:
             threads = current
         if threads <= 1:
             return self.serial(*args)
-        if threads == current:
-            return self.parallel(*args)
-        numba.set_num_threads(threads)
+        if not _parallel_lock.acquire(blocking=False):
+            return self.serial(*args)  # another thread runs a parallel kernel
         try:
-            return self.parallel(*args)
+            if threads == current:
+                return self.parallel(*args)
+            numba.set_num_threads(threads)
+            try:
+                return self.parallel(*args)
+            finally:
+                numba.set_num_threads(current)
         finally:
-            numba.set_num_threads(current)
+            _parallel_lock.release()
 
     def __repr__(self):
         return f"<kernel {self.__module__}.{self.__qualname__}>"
@@ -169,7 +180,12 @@ class ThreadChooser:
         return best
 
     def run(self, kernel, *args):
-        """``kernel.run(n, *args)`` with ``n`` the chosen thread count."""
+        """``kernel.run(n, *args)`` with ``n`` the chosen thread count.
+
+        A ``kernel`` without ``run`` (a plain function wrapping one) is called as is.
+        """
+        if not hasattr(kernel, "run"):
+            return kernel(*args)
         if self.threads <= 1 or kernel.work(*args) < SERIAL_WORK:
             return kernel.run(1, *args)
         choice = self._choose()
@@ -214,8 +230,33 @@ def fit_threads():
     return threads
 
 
+# Held by the thread running a parallel kernel. Another Python thread asking for one
+# meanwhile runs the serial twin: the cores are taken, and the workqueue layer
+# aborts the process on concurrent parallel regions.
+_parallel_lock = threading.Lock()
+
+
+def _tbb_available():
+    # Numba's own test before it selects TBB (numba/np/ufunc/parallel.py).
+    name = {"win32": "tbb12.dll", "darwin": "libtbb.12.dylib"}.get(
+        sys.platform, "libtbb.so.12"
+    )
+    try:
+        ctypes.CDLL(name)
+    except OSError:
+        return False
+    return True
+
+
 def _choose_threading_layer():
-    """Select Numba's ``workqueue`` layer unless the user chose one (module doc)."""
+    """Select Numba's threading layer, at import (before Numba starts one).
+
+    The user's choice (``NUMBA_THREADING_LAYER``, ``numba.config.THREADING_LAYER``)
+    and a layer already started are kept; TBB, Numba's own first choice and both
+    thread- and fork-safe, is kept when installed; else ``workqueue`` replaces
+    Numba's next choice, GNU OpenMP (module docstring). Runs before any call to
+    ``numba.get_num_threads``, which starts the layer.
+    """
     if "NUMBA_THREADING_LAYER" in os.environ:
         return
     if str(numba.config.THREADING_LAYER).lower() != "default":
@@ -223,7 +264,8 @@ def _choose_threading_layer():
     parallel = sys.modules.get("numba.np.ufunc.parallel")
     if parallel is not None and getattr(parallel, "_is_initialized", False):
         return  # already started by other code: too late to choose
-    numba.config.THREADING_LAYER = "workqueue"
+    if not _tbb_available():
+        numba.config.THREADING_LAYER = "workqueue"
 
 
 _choose_threading_layer()

@@ -1,9 +1,17 @@
 """The kernels' threading policy: small calls serial, limits honoured, count restored."""
 
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
 import numpy as np
 import pytest
 from threadpoolctl import threadpool_limits
 
+import sklearn_dpgd
 from sklearn_dpgd import _kernels
 from sklearn_dpgd._losses import LOGISTIC
 from sklearn_dpgd._oracle import LocalRows
@@ -146,3 +154,61 @@ def test_thread_chooser_keeps_small_calls_serial():
         chooser.run(kernel)
     assert kernel.calls == [1] * 5
     assert _kernels.ThreadChooser(1).run(_FakeKernel({1: 0.0}, [0.0])) == 1
+
+
+def test_one_thread_at_a_time_runs_a_parallel_kernel(two_threads):
+    log, _ = two_threads
+    args = _args(_kernels.SERIAL_WORK // 20 + 1, 20)[2]
+    with _kernels._parallel_lock:  # as if another thread were in a parallel kernel
+        _kernels.clipped_gradient_sum(*args)
+    _kernels.clipped_gradient_sum(*args)
+    assert log == [("serial", 2), ("parallel", 2)]
+
+
+_CONCURRENT = textwrap.dedent(
+    """
+    import json
+    from concurrent.futures import ThreadPoolExecutor
+
+    import numba
+    import numpy as np
+    from sklearn_dpgd import _kernels
+    from sklearn_dpgd._losses import LOGISTIC
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((_kernels.SERIAL_WORK // 20 + 1, 20))
+    y = (X[:, 0] > 0).astype(np.int64)
+    norms = np.hypot(np.linalg.norm(X, axis=1), 1.0)
+    args = (X, y, np.ones((1, 20)), np.zeros(1), norms, None, True, 1.0, LOGISTIC, 0.5)
+    ref = _kernels.clipped_gradient_sum.serial(*args)
+
+
+    def job(_):
+        return all(
+            np.array_equal(_kernels.clipped_gradient_sum(*args), ref) for _ in range(20)
+        )
+
+
+    with ThreadPoolExecutor(4) as pool:
+        same = all(pool.map(job, range(8)))
+    print(json.dumps([same, numba.threading_layer()]))
+    """
+)
+
+
+def test_kernels_called_from_several_threads_at_once():
+    # Before the lock: "Numba workqueue threading layer is terminating: Concurrent
+    # access has been detected" (SIGABRT) under joblib's threading backend.
+    env = dict(os.environ, NUMBA_NUM_THREADS="2")
+    env.pop("NUMBA_THREADING_LAYER", None)
+    root = str(Path(sklearn_dpgd.__file__).resolve().parents[1])
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, env.get("PYTHONPATH")]))
+    proc = subprocess.run(
+        [sys.executable, "-c", _CONCURRENT],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert json.loads(proc.stdout.strip().splitlines()[-1]) == [True, "workqueue"]
