@@ -299,6 +299,9 @@ if hasattr(os, "register_at_fork"):
 # Reassociation lets LLVM vectorise dot products; inputs are validated finite before
 # they reach the kernel and NaN from overflow is caught by an explicit comparison.
 _FASTMATH = {"reassoc", "contract", "nsz", "arcp"}
+# Sums of squares only: "arcp" would turn v / top into v * (1 / top), which is
+# 0 * inf = NaN when top is subnormal.
+_REASSOC = {"reassoc", "contract", "nsz"}
 
 
 @njit(cache=True, inline="always")
@@ -532,21 +535,30 @@ def _finish(partial, fit_intercept):
 
 @njit(cache=True, inline="always")
 def _safe_norm(values, intercept):
-    # ||[v, 1]|| without overflow for entries up to the float64 maximum.
+    # ||[v, 1]|| without overflow for entries up to the float64 maximum. One pass
+    # of squares in float64 when their sum is well inside the float64 range (every
+    # row of sane data); else a second, scaled pass.
+    s = 0.0
+    for v in values:
+        w = np.float64(v)
+        s += w * w
+    if 1e-290 < s < 1e290:
+        norm = math.sqrt(s)
+        return math.hypot(norm, 1.0) if intercept else norm
     top = 0.0
     for v in values:
-        top = max(top, abs(v))
+        top = max(top, abs(np.float64(v)))
     if top == 0.0:
         return 1.0 if intercept else 0.0
     s = 0.0
     for v in values:
-        u = v / top
+        u = np.float64(v) / top
         s += u * u
     norm = top * math.sqrt(s)
     return math.hypot(norm, 1.0) if intercept else norm
 
 
-@_parallel_kernel(work=lambda X, fit_intercept: X.size)
+@_parallel_kernel(work=lambda X, fit_intercept: X.size, fastmath=_REASSOC)
 def row_norms(X, fit_intercept):
     """``||[x_i, 1]||`` (or ``||x_i||``) of each row, shape (n_samples,), float64.
 
@@ -559,7 +571,9 @@ def row_norms(X, fit_intercept):
     return out
 
 
-@_parallel_kernel(work=lambda data, indptr, fit_intercept: data.shape[0])
+@_parallel_kernel(
+    work=lambda data, indptr, fit_intercept: data.shape[0], fastmath=_REASSOC
+)
 def row_norms_csr(data, indptr, fit_intercept):
     """CSR twin of :func:`row_norms`."""
     n = indptr.shape[0] - 1

@@ -231,3 +231,15 @@ def test_wide_sparse_sum_in_few_blocks_matches_reference(K):
         clipped_gradient_sum_csr.serial(*args, _losses.LOGISTIC, 0.5),
         clipped_gradient_sum_csr.parallel(*args, _losses.LOGISTIC, 0.5),
     )
+
+
+def test_row_norms_of_tiny_rows_and_large_float32_rows():
+    # One pass of float64 squares, with a scaled second pass when they underflow.
+    tiny = np.array([[3e-200, 4e-200], [0.0, 1e-310]])
+    np.testing.assert_allclose(row_norms(tiny, False), [5e-200, 1e-310], rtol=1e-12)
+    big32 = np.array([[3e30, 4e30]], dtype=np.float32)  # squares overflow float32
+    np.testing.assert_allclose(row_norms(big32, False), [5e30], rtol=1e-6)
+    csr = sp.csr_matrix(tiny)
+    np.testing.assert_allclose(
+        row_norms_csr(csr.data, csr.indptr, False), [5e-200, 1e-310], rtol=1e-12
+    )
