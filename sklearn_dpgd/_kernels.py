@@ -13,8 +13,10 @@ the margins, before the row is read again (from cache) to accumulate. No n-by-d 
 n-by-K-by-d) array is ever formed.
 
 The sum runs over fixed blocks of rows in parallel; each block writes its own partial
-sum and the partials are added in block order. The block size is a constant, not the
-thread count, so results are bit-for-bit the same on any number of threads.
+sum and the partials are added in block order. The block size depends on the shapes
+only, never on the thread count (``BLOCK_ROWS`` rows; more for wide sparse data, see
+:func:`_csr_block_rows`), so results are bit-for-bit the same on any number of
+threads.
 
 Threads: a call whose work (entries of ``X`` read, times outputs) is below
 :data:`SERIAL_WORK` runs the serial twin (below it, waking a second thread costs more
@@ -23,8 +25,9 @@ for every one of its threads to be scheduled). Larger calls use Numba's thread c
 (``numba.get_num_threads()``, which honours ``NUMBA_NUM_THREADS``, set by joblib's
 loky backend in its workers), capped by a caller's limit: the oracle passes, once
 per fit, :func:`fit_threads`, which also honours ``threadpoolctl.threadpool_limits``
-on OpenMP. The count is set for the call and restored after it (Numba's count is
-per Python thread).
+on OpenMP, and times its gradient sums on one thread and on that count
+(:class:`ThreadChooser`) to run the faster. The count is set for the call and
+restored after it (Numba's count is per Python thread).
 
 Each parallel kernel has a serial twin, the same function compiled with
 ``parallel=False`` (``prange`` is then ``range``, the blocks and their order are
