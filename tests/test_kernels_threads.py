@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from threadpoolctl import threadpool_limits
 
 import sklearn_dpgd
@@ -38,7 +39,11 @@ def two_threads(monkeypatch):
 
     monkeypatch.setattr(_kernels.numba, "set_num_threads", set_threads)
     log = []
-    for kernel in (_kernels.clipped_gradient_sum, _kernels.row_norms):
+    for kernel in (
+        _kernels.clipped_gradient_sum,
+        _kernels.clipped_gradient_sum_csr,
+        _kernels.row_norms,
+    ):
         # The parallel twin is stood in for by the serial one: same result, and
         # this process never starts a threading layer.
         monkeypatch.setattr(
@@ -64,6 +69,20 @@ def test_small_problems_run_the_serial_kernel(two_threads):
     assert log == [("serial", 2)]
     log.clear()
     _kernels.clipped_gradient_sum(*_args(small + 2, 20)[2])
+    assert log == [("parallel", 2)]
+
+
+def test_a_stored_csr_entry_counts_as_several_dense_ones(two_threads):
+    log, _ = two_threads
+    X, y, _ = _args(_kernels.SERIAL_WORK // 20, 20)
+    X[:, 4:] = 0.0  # 4 stored entries per row: fewer than SERIAL_WORK in all
+    csr = sp.csr_matrix(X)
+    assert csr.nnz < _kernels.SERIAL_WORK <= _kernels._CSR_ENTRY_WORK * csr.nnz
+    norms = np.hypot(np.linalg.norm(X, axis=1), 1.0)
+    _kernels.clipped_gradient_sum_csr(
+        csr.data, csr.indices, csr.indptr, 20, y, np.ones((1, 20)), np.zeros(1),
+        norms, None, True, 1.0, LOGISTIC, 0.5,
+    )  # fmt: skip
     assert log == [("parallel", 2)]
 
 
