@@ -515,9 +515,8 @@ def clipped_gradient_sum_csr(
             start, stop = indptr[i], indptr[i + 1]
             for k in range(K):
                 s = b[k] if fit_intercept else 0.0
-                Wk = W[k]
                 for p in range(start, stop):
-                    s += data[p] * Wk[indices[p]]
+                    s += data[p] * W[k, indices[p]]
                 m[k] = s
             scale = _clip_scale(
                 _residuals(m, y[i], loss, h, r), row_norms[i], clip_norm
@@ -527,10 +526,11 @@ def clipped_gradient_sum_csr(
             for k in range(K):
                 c = scale * r[k]
                 if c != 0.0:
-                    acck = acc[k]
+                    # 2-D indexing, not a view per row (each view costs two
+                    # reference-count updates).
                     for p in range(start, stop):
-                        acck[indices[p]] += c * data[p]
-                    acck[d] += c
+                        acc[k, indices[p]] += c * data[p]
+                    acc[k, d] += c
     return _finish(partial, fit_intercept)
 
 
