@@ -3,6 +3,11 @@
     python benchmarks/bench_kernel.py [--n-samples 1000000] [--n-features 100]
         [--repeats 15] [--threads 1 2] [--cases f64 f32 csr adult]
         [--data-home DIR]
+    python benchmarks/bench_kernel.py --threshold
+
+``--threshold`` instead times the serial twin against the parallel kernel on all
+threads for dense problems of growing size (n x 20, n x 100), to place
+:data:`sklearn_dpgd._kernels.SERIAL_WORK`: below it a call runs on one thread.
 
 For each matrix, and each Numba thread count, the script times, interleaved in one
 process (so that load from other processes hits all of them alike):
@@ -155,8 +160,37 @@ def _bench_one(label, X, y, threads, repeats):
             )
 
 
+def _threshold(repeats):
+    threads = numba.config.NUMBA_NUM_THREADS
+    print(f"Serial twin vs parallel kernel on {threads} threads ({repeats} repeats)")
+    print("\n| n x d | work | serial us | parallel us | parallel / serial |")
+    print("|---|---|---|---|---|")
+    rng = np.random.default_rng(0)
+    for d in (20, 100):
+        for n in (500, 2000, 5000, 10_000, 20_000, 50_000, 100_000):
+            X = rng.standard_normal((n, d)) / np.sqrt(d)
+            y = (X[:, 0] > 0).astype(np.int64)
+            W, b = rng.standard_normal((1, d)), np.zeros(1)
+            norms = row_norms.serial(X, True)
+            args = (X, y, W, b, norms, None, True, 1.0, LOGISTIC, 0.5)
+            funcs = (clipped_gradient_sum.serial, clipped_gradient_sum.parallel)
+            times = [[], []]
+            for f in funcs:
+                f(*args)
+            for _ in range(repeats):
+                for k, f in enumerate(funcs):
+                    start = time.perf_counter()
+                    for _ in range(10):
+                        f(*args)
+                    times[k].append((time.perf_counter() - start) / 10)
+            s_, p_ = (np.median(t) * 1e6 for t in times)
+            print(f"| {n} x {d} | {n * d} | {s_:.0f} | {p_:.0f} | {p_ / s_:.2f} |")
+    print(f"\nNumba threading layer: {numba.threading_layer()}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--threshold", action="store_true")
     parser.add_argument("--n-samples", type=int, default=1_000_000)
     parser.add_argument("--n-features", type=int, default=100)
     parser.add_argument("--repeats", type=int, default=15)
@@ -172,6 +206,9 @@ def main():
         "home; Adult is downloaded into it on first use)",
     )
     args = parser.parse_args()
+    if args.threshold:
+        _threshold(args.repeats)
+        return
     threads = [t for t in args.threads if 1 <= t <= numba.config.NUMBA_NUM_THREADS]
     print(
         f"Numba: up to {numba.config.NUMBA_NUM_THREADS} threads; times are the best "
@@ -181,11 +218,7 @@ def main():
         args.cases, args.n_samples, args.n_features, args.data_home
     ):
         _bench_one(label, X, y, threads, args.repeats)
-    print(
-        f"\nNumba threading layer: {numba.threading_layer()}. On a machine shared "
-        "with other processes, OpenMP's spinning wait can make 2-thread steps on "
-        "small matrices much slower than 1 thread; OMP_WAIT_POLICY=passive avoids it."
-    )
+    print(f"\nNumba threading layer: {numba.threading_layer()}.")
 
 
 if __name__ == "__main__":

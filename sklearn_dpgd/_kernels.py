@@ -13,27 +13,56 @@ the margins, before the row is read again (from cache) to accumulate. No n-by-d 
 n-by-K-by-d) array is ever formed.
 
 The sum runs over fixed blocks of rows in parallel; each block writes its own partial
-sum and the partials are added in block order. The block size is a constant, not the
-thread count, so results are bit-for-bit the same on any number of threads.
+sum and the partials are added in block order. The block size depends on the shapes
+only, never on the thread count (``BLOCK_ROWS`` rows; more for wide sparse data, see
+:func:`_csr_block_rows`), so results are bit-for-bit the same on any number of
+threads.
 
-Fork safety: each parallel kernel has a serial twin, the same function compiled with
+Threads: a call whose work (entries of ``X`` read, times outputs; a stored CSR
+entry counts as ``_CSR_ENTRY_WORK`` dense ones) is below
+:data:`SERIAL_WORK` runs the serial twin (below it, waking a second thread costs more
+than it saves, and on a machine busy with other processes a parallel region waits
+for every one of its threads to be scheduled). Larger calls use Numba's thread count
+(``numba.get_num_threads()``, which honours ``NUMBA_NUM_THREADS``, set by joblib's
+loky backend in its workers), capped by a caller's limit: the oracle passes, once
+per fit, :func:`fit_threads`, which also honours ``threadpoolctl.threadpool_limits``
+on OpenMP, and times its gradient sums on one thread and on that count
+(:class:`ThreadChooser`) to run the faster. The count is set for the call and
+restored after it (Numba's count is per Python thread).
+
+Each parallel kernel has a serial twin, the same function compiled with
 ``parallel=False`` (``prange`` is then ``range``, the blocks and their order are
-unchanged, so the result is the same bit for bit). A process forked (``os.fork``,
-joblib's ``"multiprocessing"`` backend) from a parent that started Numba's OpenMP
-threading layer uses the twins: GNU OpenMP is not fork-safe, and Numba terminates
-such a child at its first parallel region ("fork() called from a process already
-using GNU OpenMP, this is unsafe"; Numba's documentation, "The Threading Layers",
-"Extra notes"). The TBB and workqueue layers ("forksafe" in the same page) and
-Intel's OpenMP are fork-safe: under them the parallel kernels stay.
+unchanged, so the result is the same bit for bit).
+
+Threading layer: unless the user chose one (``NUMBA_THREADING_LAYER`` or
+``numba.config.THREADING_LAYER`` set before the first parallel call) or TBB is
+installed (Numba's first choice, thread- and fork-safe), importing this module
+selects Numba's ``workqueue`` layer. It is fork-safe and its idle threads sleep; GNU
+OpenMP, which Numba picks otherwise, spins its idle threads (slowing every other
+process on a shared machine, and itself) and is not fork-safe (Numba's
+documentation, "The Threading Layers"). ``workqueue`` aborts the process if two
+Python threads run parallel regions at once: one thread at a time runs a parallel
+kernel here (a lock, never waited for), and a kernel called meanwhile from another
+thread runs its serial twin. Code of the user's own that runs Numba ``parallel=True``
+functions from several threads should choose TBB or OpenMP itself. If the user
+selects GNU OpenMP, a process forked (``os.fork``, joblib's ``"multiprocessing"``
+backend) from a parent that started it runs the serial twins: Numba terminates such
+a child at its first parallel region ("fork() called from a process already using
+GNU OpenMP, this is unsafe").
 """
 
+import ctypes
 import math
 import os
 import sys
+import threading
+import time
 import types
 
+import numba
 import numpy as np
 from numba import njit, prange
+from threadpoolctl import ThreadpoolController
 
 from ._losses import HUBER_HINGE, LOGISTIC, loss_derivative, loss_value
 
@@ -41,22 +70,33 @@ from ._losses import HUBER_HINGE, LOGISTIC, loss_derivative, loss_value
 # (one K-by-(d+1) partial) is negligible, small enough for load balance.
 BLOCK_ROWS = 2048
 
+# Work of one call (entries read times outputs) below which it runs on one thread
+# (8 MB of float64). Measured by ``benchmarks/bench_kernel.py --threshold`` on a
+# 2-core machine shared with other jobs (load ~4.8): two threads lost to one up to
+# 400,000 entries (n x 20: 1.3 x slower) and won from 1,000,000 (0.66 x).
+SERIAL_WORK = 1_000_000
+
 # True in a process forked from a parent whose Numba threading layer is GNU OpenMP:
 # the kernels then run their serial twins (see _after_fork_in_child).
 _serial = False
 
 
 class _Kernel:
-    """A parallel kernel and its serial twin; calls run the one this process can use.
+    """A parallel kernel and its serial twin; a call runs the one that pays.
 
     The twin compiles a copy of the Python function under another qualified name:
     Numba's on-disk cache keys an entry by the function's name, source line and
     bytecode, not by the ``parallel`` flag, so the twins would otherwise overwrite
-    (or, worse, load) each other's machine code.
+    (or, worse, load) each other's machine code. Each is compiled on its first call
+    only, so a process that never runs a large problem never compiles the (slower to
+    compile) parallel version.
+
+    ``work(*args)`` returns the entries of ``X`` a call reads, times the outputs.
     """
 
-    def __init__(self, py_func, options):
+    def __init__(self, py_func, options, work):
         self.py_func = py_func
+        self.work = work
         self.parallel = njit(cache=True, parallel=True, **options)(py_func)
         twin = types.FunctionType(
             py_func.__code__,
@@ -75,15 +115,164 @@ class _Kernel:
         self.__wrapped__ = py_func
 
     def __call__(self, *args):
-        return (self.serial if _serial else self.parallel)(*args)
+        return self.run(None, *args)
+
+    def run(self, threads, *args):
+        """Call the kernel on at most ``threads`` threads (None: Numba's count)."""
+        if _serial or self.work(*args) < SERIAL_WORK:
+            return self.serial(*args)
+        current = numba.get_num_threads()
+        if threads is None or threads >= current:
+            threads = current
+        if threads <= 1:
+            return self.serial(*args)
+        if not _parallel_lock.acquire(blocking=False):
+            return self.serial(*args)  # another thread runs a parallel kernel
+        try:
+            if threads == current:
+                return self.parallel(*args)
+            numba.set_num_threads(threads)
+            try:
+                return self.parallel(*args)
+            finally:
+                numba.set_num_threads(current)
+        finally:
+            _parallel_lock.release()
 
     def __repr__(self):
         return f"<kernel {self.__module__}.{self.__qualname__}>"
 
 
-def _parallel_kernel(**options):
+def _parallel_kernel(work, **options):
     """Decorator: compile ``py_func`` as a :class:`_Kernel` with Numba ``options``."""
-    return lambda py_func: _Kernel(py_func, options)
+    return lambda py_func: _Kernel(py_func, options, work)
+
+
+class ThreadChooser:
+    """Runs a repeated kernel call on one thread or on ``threads``, whichever is faster.
+
+    The serial twin and the parallel kernel give the same sum bit for bit, so the
+    choice changes the time only, never a result. On a machine whose cores other
+    processes keep busy, a parallel region waits until every one of its threads is
+    scheduled, and one thread can be several times faster; on an idle machine the
+    parallel kernel wins. The chooser times both (the first call of each, which may
+    load or compile it, is not counted), then runs the one with the smaller moving
+    average of its times and tries the other every ``probe_every`` calls. Calls
+    below :data:`SERIAL_WORK` always run on one thread.
+
+    Parameters
+    ----------
+    threads : int
+        Most threads a call may use (:func:`fit_threads`).
+    probe_every : int, default=16
+        The slower option is timed again once in this many calls.
+    """
+
+    def __init__(self, threads, probe_every=16):
+        self.threads = int(threads)
+        self.probe_every = int(probe_every)
+        self.mean = {}  # threads -> moving average of the seconds per call
+        self._seen = set()
+        self._calls = 0
+
+    def _choose(self):
+        if len(self.mean) < 2:  # warming up: alternate, parallel first
+            return self.threads if self._calls % 2 == 0 else 1
+        best = min(self.mean, key=self.mean.get)
+        if self._calls % self.probe_every == 0:
+            return 1 if best == self.threads else self.threads
+        return best
+
+    def run(self, kernel, *args):
+        """``kernel.run(n, *args)`` with ``n`` the chosen thread count.
+
+        A ``kernel`` without ``run`` (a plain function wrapping one) is called as is.
+        """
+        if not hasattr(kernel, "run"):
+            return kernel(*args)
+        if self.threads <= 1 or kernel.work(*args) < SERIAL_WORK:
+            return kernel.run(1, *args)
+        choice = self._choose()
+        self._calls += 1
+        start = time.perf_counter()
+        out = kernel.run(choice, *args)
+        elapsed = time.perf_counter() - start
+        if choice not in self._seen:
+            self._seen.add(choice)  # first call: loading or compiling, not timed
+        elif choice in self.mean:
+            self.mean[choice] += 0.25 * (elapsed - self.mean[choice])
+        else:
+            self.mean[choice] = elapsed
+        return out
+
+
+_controller = None
+
+
+def fit_threads():
+    """Threads the kernels of one fit may use (1 means the serial twins).
+
+    Numba's thread count in this Python thread (``NUMBA_NUM_THREADS``, joblib's
+    worker limits, ``numba.set_num_threads``), capped by the smallest thread count
+    of the OpenMP runtimes that ``threadpoolctl`` sees, which
+    ``threadpoolctl.threadpool_limits`` lowers. The libraries are scanned once per
+    process (a few milliseconds); their counts are read on each call.
+
+    Returns
+    -------
+    n_threads : int
+    """
+    global _controller
+    threads = numba.get_num_threads()
+    if _serial or threads <= 1:
+        return 1
+    if _controller is None:
+        _controller = ThreadpoolController()
+    for lib in _controller.lib_controllers:
+        if lib.user_api == "openmp":
+            threads = min(threads, max(1, int(lib.num_threads)))
+    return threads
+
+
+# Held by the thread running a parallel kernel. Another Python thread asking for one
+# meanwhile runs the serial twin: the cores are taken, and the workqueue layer
+# aborts the process on concurrent parallel regions.
+_parallel_lock = threading.Lock()
+
+
+def _tbb_available():
+    # Numba's own test before it selects TBB (numba/np/ufunc/parallel.py).
+    name = {"win32": "tbb12.dll", "darwin": "libtbb.12.dylib"}.get(
+        sys.platform, "libtbb.so.12"
+    )
+    try:
+        ctypes.CDLL(name)
+    except OSError:
+        return False
+    return True
+
+
+def _choose_threading_layer():
+    """Select Numba's threading layer, at import (before Numba starts one).
+
+    The user's choice (``NUMBA_THREADING_LAYER``, ``numba.config.THREADING_LAYER``)
+    and a layer already started are kept; TBB, Numba's own first choice and both
+    thread- and fork-safe, is kept when installed; else ``workqueue`` replaces
+    Numba's next choice, GNU OpenMP (module docstring). Runs before any call to
+    ``numba.get_num_threads``, which starts the layer.
+    """
+    if "NUMBA_THREADING_LAYER" in os.environ:
+        return
+    if str(numba.config.THREADING_LAYER).lower() != "default":
+        return
+    parallel = sys.modules.get("numba.np.ufunc.parallel")
+    if parallel is not None and getattr(parallel, "_is_initialized", False):
+        return  # already started by other code: too late to choose
+    if not _tbb_available():
+        numba.config.THREADING_LAYER = "workqueue"
+
+
+_choose_threading_layer()
 
 
 def _forked_from_gnu_openmp():
@@ -114,6 +303,9 @@ if hasattr(os, "register_at_fork"):
 # Reassociation lets LLVM vectorise dot products; inputs are validated finite before
 # they reach the kernel and NaN from overflow is caught by an explicit comparison.
 _FASTMATH = {"reassoc", "contract", "nsz", "arcp"}
+# Sums of squares only: "arcp" would turn v / top into v * (1 / top), which is
+# 0 * inf = NaN when top is subnormal.
+_REASSOC = {"reassoc", "contract", "nsz"}
 
 
 @njit(cache=True, inline="always")
@@ -166,7 +358,16 @@ def _clip_scale(r_norm, row_norm, clip_norm):
     return clip_norm / max(g, clip_norm)
 
 
-@_parallel_kernel(fastmath=_FASTMATH)
+def _rows_read(n_total, rows):
+    return n_total if rows is None else rows.shape[0]
+
+
+@_parallel_kernel(
+    work=lambda X, y, W, b, norms, rows, *_: (
+        _rows_read(X.shape[0], rows) * X.shape[1] * W.shape[0]
+    ),
+    fastmath=_FASTMATH,
+)
 def clipped_gradient_sum(
     X, y, W, b, row_norms, rows, fit_intercept, clip_norm, loss, h
 ):
@@ -236,7 +437,44 @@ def clipped_gradient_sum(
     return _finish(partial, fit_intercept)
 
 
-@_parallel_kernel(fastmath=_FASTMATH)
+# A block's partial sum has K (d + 1) entries however sparse its rows: CSR blocks
+# hold at least this many stored entries per partial entry, so that zeroing and
+# adding the partials costs at most a sixteenth of the pass over the data (on a
+# 200,000 x 20,000 matrix with 20 entries per row, 13 blocks instead of 98).
+_STORED_PER_PARTIAL = 16
+
+
+@njit(cache=True)
+def _csr_block_rows(n, stored, width):
+    """Rows per block of a CSR sum over ``n`` rows holding ``stored`` entries.
+
+    ``BLOCK_ROWS``, or more rows when the ``width``-entry partials would otherwise
+    cost more than ``1 / _STORED_PER_PARTIAL`` of the pass. Depends on the shapes
+    only (not on the thread count), so the sum is the same on any number of threads.
+    """
+    max_blocks = max(1, stored // (_STORED_PER_PARTIAL * width))
+    return max(BLOCK_ROWS, (n + max_blocks - 1) // max_blocks)
+
+
+# Work of one stored entry of a CSR matrix, in dense entries: gathered and scattered
+# one by one (no SIMD), it took 4 ns against 0.46 ns per dense entry of Adult.
+_CSR_ENTRY_WORK = 8
+
+
+def _stored_read(data, indptr, rows):
+    # Stored entries a CSR call reads, in units of dense entries (_CSR_ENTRY_WORK).
+    n = indptr.shape[0] - 1
+    nnz = data.shape[0] if rows is None else data.shape[0] * rows.shape[0] // max(n, 1)
+    return _CSR_ENTRY_WORK * nnz
+
+
+@_parallel_kernel(
+    work=lambda data, indices, indptr, d, y, W, b, norms, rows, *_: (
+        _stored_read(data, indptr, rows) * W.shape[0]
+    ),
+    # No fastmath: with reassociation LLVM vectorises the short gathered and
+    # scattered row loops, which made them 1.4 x slower (rows of 20 entries).
+)
 def clipped_gradient_sum_csr(
     data,
     indices,
@@ -258,16 +496,21 @@ def clipped_gradient_sum_csr(
     (n_samples, n_features) (duplicates summed, any index order); other parameters
     and the result as in :func:`clipped_gradient_sum`.
     """
-    n = indptr.shape[0] - 1 if rows is None else rows.shape[0]
+    n_total = indptr.shape[0] - 1
+    n = n_total if rows is None else rows.shape[0]
     d = n_features
     K = W.shape[0]
-    n_blocks = (n + BLOCK_ROWS - 1) // BLOCK_ROWS
-    partial = np.empty((n_blocks, K, d + 1))
+    # Stored entries the call reads (estimated from the row count for a sample).
+    stored = indptr[n_total] if rows is None else indptr[n_total] * n // max(n_total, 1)
+    block = _csr_block_rows(n, stored, K * (d + 1))
+    n_blocks = (n + block - 1) // block
+    partial = np.zeros((n_blocks, K, d + 1))
     for blk in prange(n_blocks):
-        acc = np.zeros((K, d + 1))
+        # Scattered updates do not vectorise: accumulate in place, with no copy.
+        acc = partial[blk]
         m = np.empty(K)
         r = np.empty(K)
-        for ii in range(blk * BLOCK_ROWS, min(n, (blk + 1) * BLOCK_ROWS)):
+        for ii in range(blk * block, min(n, (blk + 1) * block)):
             i = ii if rows is None else rows[ii]
             start, stop = indptr[i], indptr[i + 1]
             for k in range(K):
@@ -283,10 +526,11 @@ def clipped_gradient_sum_csr(
             for k in range(K):
                 c = scale * r[k]
                 if c != 0.0:
+                    # 2-D indexing, not a view per row (each view costs two
+                    # reference-count updates).
                     for p in range(start, stop):
                         acc[k, indices[p]] += c * data[p]
                     acc[k, d] += c
-        partial[blk] = acc
     return _finish(partial, fit_intercept)
 
 
@@ -302,21 +546,30 @@ def _finish(partial, fit_intercept):
 
 @njit(cache=True, inline="always")
 def _safe_norm(values, intercept):
-    # ||[v, 1]|| without overflow for entries up to the float64 maximum.
+    # ||[v, 1]|| without overflow for entries up to the float64 maximum. One pass
+    # of squares in float64 when their sum is well inside the float64 range (every
+    # row of sane data); else a second, scaled pass.
+    s = 0.0
+    for v in values:
+        w = np.float64(v)
+        s += w * w
+    if 1e-290 < s < 1e290:
+        norm = math.sqrt(s)
+        return math.hypot(norm, 1.0) if intercept else norm
     top = 0.0
     for v in values:
-        top = max(top, abs(v))
+        top = max(top, abs(np.float64(v)))
     if top == 0.0:
         return 1.0 if intercept else 0.0
     s = 0.0
     for v in values:
-        u = v / top
+        u = np.float64(v) / top
         s += u * u
     norm = top * math.sqrt(s)
     return math.hypot(norm, 1.0) if intercept else norm
 
 
-@_parallel_kernel()
+@_parallel_kernel(work=lambda X, fit_intercept: X.size, fastmath=_REASSOC)
 def row_norms(X, fit_intercept):
     """``||[x_i, 1]||`` (or ``||x_i||``) of each row, shape (n_samples,), float64.
 
@@ -329,7 +582,9 @@ def row_norms(X, fit_intercept):
     return out
 
 
-@_parallel_kernel()
+@_parallel_kernel(
+    work=lambda data, indptr, fit_intercept: data.shape[0], fastmath=_REASSOC
+)
 def row_norms_csr(data, indptr, fit_intercept):
     """CSR twin of :func:`row_norms`."""
     n = indptr.shape[0] - 1
@@ -410,7 +665,12 @@ def _logistic_factors_along(t, w, etas, uniform, objective_clip, prod):
         prod[j] *= f if f < cap else cap
 
 
-@_parallel_kernel(fastmath=_FASTMATH)
+@_parallel_kernel(
+    work=lambda X, y, W, b, D, db, etas, rows, *_: (
+        rows.shape[0] * (2 * X.shape[1] * W.shape[0] + etas.shape[0])
+    ),
+    fastmath=_FASTMATH,
+)
 def _objective_blocks(
     X, y, W, b, D, db, etas, rows, fit_intercept, objective_clip, loss, h, uniform, fast
 ):
@@ -472,7 +732,7 @@ def _objective_mode(etas, K, loss, objective_clip):
 
 
 def clipped_objective_along(
-    X, y, W, b, D, db, etas, rows, fit_intercept, objective_clip, loss, h
+    X, y, W, b, D, db, etas, rows, fit_intercept, objective_clip, loss, h, threads=None
 ):
     """Clipped objective sums ``sum_i min(l_i(theta - eta D), C_obj)`` for many eta.
 
@@ -499,13 +759,16 @@ def clipped_objective_along(
         ``C_obj`` > 0: each example's loss is clipped to it.
     loss : int
     h : float
+    threads : int, optional
+        Most threads to use (default: Numba's count); see :class:`_Kernel`.
 
     Returns
     -------
     sums : ndarray of shape (n_etas,), float64
     """
     uniform, fast = _objective_mode(etas, W.shape[0], loss, objective_clip)
-    return _objective_blocks(
+    return _objective_blocks.run(
+        threads,
         X,
         y,
         W,
@@ -523,7 +786,13 @@ def clipped_objective_along(
     )
 
 
-@_parallel_kernel(fastmath=_FASTMATH)
+@_parallel_kernel(
+    work=lambda data, indices, indptr, d, y, W, b, D, db, etas, rows, *_: (
+        2 * _stored_read(data, indptr, rows) * W.shape[0]
+        + rows.shape[0] * etas.shape[0]
+    ),
+    fastmath=_FASTMATH,
+)
 def clipped_objective_along_csr(
     data,
     indices,

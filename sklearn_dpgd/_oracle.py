@@ -18,10 +18,12 @@ import scipy.sparse as sp
 
 from ._dask import DaskRows, is_dask_collection
 from ._kernels import (
+    ThreadChooser,
     clipped_gradient_sum,
     clipped_gradient_sum_csr,
     clipped_objective_along,
     clipped_objective_along_csr,
+    fit_threads,
     row_norms,
     row_norms_csr,
 )
@@ -41,16 +43,29 @@ class LocalRows:
         Private labels as class indices.
     fit_intercept : bool
         Whether the row norms include the intercept's constant 1 (computed once).
+
+    Notes
+    -----
+    The kernels' thread count is read once, here: Numba's count under
+    ``threadpoolctl`` limits (``sklearn_dpgd._kernels.fit_threads``); small calls
+    run on one thread whatever it is (``sklearn_dpgd._kernels.SERIAL_WORK``), and
+    the gradient sums of a fit run on one thread or on all of them, whichever
+    ``sklearn_dpgd._kernels.ThreadChooser`` times as faster (same result bit for
+    bit).
     """
 
     def __init__(self, X, y, *, fit_intercept):
         self._sparse = sp.issparse(X)
+        self._threads = fit_threads()
+        self._chooser = ThreadChooser(self._threads)
         if self._sparse:
             self._csr = (X.data, X.indices, X.indptr, X.shape[1])
-            self._row_norms = row_norms_csr(X.data, X.indptr, fit_intercept)
+            self._row_norms = row_norms_csr.run(
+                self._threads, X.data, X.indptr, fit_intercept
+            )
         else:
             self._X = X
-            self._row_norms = row_norms(X, fit_intercept)
+            self._row_norms = row_norms.run(self._threads, X, fit_intercept)
         self._y = y
         self.n_samples, self.n_features = X.shape
         self._all_rows = np.arange(self.n_samples, dtype=np.int64)
@@ -97,8 +112,10 @@ class LocalRows:
         args = (W, b, self._row_norms, rows, *kernel_args)
         if self._sparse:
             data, indices, indptr, d = self._csr
-            return clipped_gradient_sum_csr(data, indices, indptr, d, self._y, *args)
-        return clipped_gradient_sum(self._X, self._y, *args)
+            return self._chooser.run(
+                clipped_gradient_sum_csr, data, indices, indptr, d, self._y, *args
+            )
+        return self._chooser.run(clipped_gradient_sum, self._X, self._y, *args)
 
     def _sample(self, sampling_rate, rng):
         if sampling_rate < 1.0:
@@ -129,8 +146,10 @@ class LocalRows:
         args = (W, b, D, db, etas, rows, *objective_args)
         if self._sparse:
             data, indices, indptr, d = self._csr
-            return clipped_objective_along_csr(data, indices, indptr, d, self._y, *args)
-        return clipped_objective_along(self._X, self._y, *args)
+            return clipped_objective_along_csr.run(
+                self._threads, data, indices, indptr, d, self._y, *args
+            )
+        return clipped_objective_along(self._X, self._y, *args, threads=self._threads)
 
 
 class PrivateGradientOracle:

@@ -5,6 +5,7 @@ import scipy.sparse as sp
 from sklearn_dpgd import _losses
 from sklearn_dpgd._kernels import (
     BLOCK_ROWS,
+    _csr_block_rows,
     clipped_gradient_sum,
     clipped_gradient_sum_csr,
     row_norms,
@@ -204,3 +205,41 @@ def test_rows_subset_sums_only_the_sampled_rows(fmt, K):
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-11)
     empty = _kernel(Xk, y, W, b, True, 0.6, "logistic", rows=rows[:0])
     assert empty.shape == (K, 8) and np.all(empty == 0.0)
+
+
+def test_csr_blocks_grow_with_the_width_of_the_partial_sums():
+    # 200,000 x 20,000 with 20 entries per row: 13 blocks (not 98 of BLOCK_ROWS
+    # rows), so zeroing and adding the partials costs 1/16 of the pass.
+    block = _csr_block_rows(200_000, 4_000_000, 20_001)
+    assert block > BLOCK_ROWS and -(-200_000 // block) <= 13
+    assert _csr_block_rows(200_000, 4_000_000, 11) == BLOCK_ROWS
+
+
+@pytest.mark.parametrize("K", [1, 3])
+def test_wide_sparse_sum_in_few_blocks_matches_reference(K):
+    # Wide and sparse: a few entries per row, so all rows fall in one block.
+    n, d = BLOCK_ROWS * 3 + 5, 400
+    X, y, W, b = _problem(n, d, K, density=0.004)
+    assert _csr_block_rows(n, np.count_nonzero(X), K * (d + 1)) >= n
+    csr = sp.csr_matrix(X)
+    got = _kernel(csr, y, W, b, True, 0.5, "logistic")
+    want = ref.clipped_gradient_sum(X, y, W, b, True, 0.5, "logistic")
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12 * n * 0.5)
+    norms = row_norms_csr(csr.data, csr.indptr, True)
+    args = (csr.data, csr.indices, csr.indptr, d, y, W, b, norms, None, True, 0.5)
+    np.testing.assert_array_equal(
+        clipped_gradient_sum_csr.serial(*args, _losses.LOGISTIC, 0.5),
+        clipped_gradient_sum_csr.parallel(*args, _losses.LOGISTIC, 0.5),
+    )
+
+
+def test_row_norms_of_tiny_rows_and_large_float32_rows():
+    # One pass of float64 squares, with a scaled second pass when they underflow.
+    tiny = np.array([[3e-200, 4e-200], [0.0, 1e-310]])
+    np.testing.assert_allclose(row_norms(tiny, False), [5e-200, 1e-310], rtol=1e-12)
+    big32 = np.array([[3e30, 4e30]], dtype=np.float32)  # squares overflow float32
+    np.testing.assert_allclose(row_norms(big32, False), [5e30], rtol=1e-6)
+    csr = sp.csr_matrix(tiny)
+    np.testing.assert_allclose(
+        row_norms_csr(csr.data, csr.indptr, False), [5e-200, 1e-310], rtol=1e-12
+    )

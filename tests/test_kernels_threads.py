@@ -1,0 +1,233 @@
+"""The kernels' threading policy: small calls serial, limits honoured, count restored."""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from threadpoolctl import threadpool_limits
+
+import sklearn_dpgd
+from sklearn_dpgd import _kernels
+from sklearn_dpgd._losses import LOGISTIC
+from sklearn_dpgd._oracle import LocalRows
+
+
+class _Recorder:
+    def __init__(self, log, name, real):
+        self.log, self.name, self.real = log, name, real
+
+    def __call__(self, *args):
+        self.log.append((self.name, _kernels.numba.get_num_threads()))
+        return self.real(*args)
+
+
+@pytest.fixture
+def two_threads(monkeypatch):
+    """Pretend Numba has 2 threads (the suite runs with NUMBA_NUM_THREADS=1) and
+    record which twin each kernel call runs, and on how many threads."""
+    state = {"threads": 2}
+    monkeypatch.setattr(_kernels.numba, "get_num_threads", lambda: state["threads"])
+
+    def set_threads(n):
+        state["threads"] = n
+
+    monkeypatch.setattr(_kernels.numba, "set_num_threads", set_threads)
+    log = []
+    for kernel in (
+        _kernels.clipped_gradient_sum,
+        _kernels.clipped_gradient_sum_csr,
+        _kernels.row_norms,
+    ):
+        # The parallel twin is stood in for by the serial one: same result, and
+        # this process never starts a threading layer.
+        monkeypatch.setattr(
+            kernel, "parallel", _Recorder(log, "parallel", kernel.serial)
+        )
+        monkeypatch.setattr(kernel, "serial", _Recorder(log, "serial", kernel.serial))
+    return log, state
+
+
+def _args(n, d):
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((n, d)) / np.sqrt(d)
+    y = (X[:, 0] > 0).astype(np.int64)
+    W, b = rng.standard_normal((1, d)), np.zeros(1)
+    norms = np.hypot(np.linalg.norm(X, axis=1), 1.0)
+    return X, y, (X, y, W, b, norms, None, True, 1.0, LOGISTIC, 0.5)
+
+
+def test_small_problems_run_the_serial_kernel(two_threads):
+    log, _ = two_threads
+    small = _kernels.SERIAL_WORK // 20 - 1  # n x 20 just below the threshold
+    _kernels.clipped_gradient_sum(*_args(small, 20)[2])
+    assert log == [("serial", 2)]
+    log.clear()
+    _kernels.clipped_gradient_sum(*_args(small + 2, 20)[2])
+    assert log == [("parallel", 2)]
+
+
+def test_a_stored_csr_entry_counts_as_several_dense_ones(two_threads):
+    log, _ = two_threads
+    X, y, _ = _args(_kernels.SERIAL_WORK // 20, 20)
+    X[:, 4:] = 0.0  # 4 stored entries per row: fewer than SERIAL_WORK in all
+    csr = sp.csr_matrix(X)
+    assert csr.nnz < _kernels.SERIAL_WORK <= _kernels._CSR_ENTRY_WORK * csr.nnz
+    norms = np.hypot(np.linalg.norm(X, axis=1), 1.0)
+    _kernels.clipped_gradient_sum_csr(
+        csr.data, csr.indices, csr.indptr, 20, y, np.ones((1, 20)), np.zeros(1),
+        norms, None, True, 1.0, LOGISTIC, 0.5,
+    )  # fmt: skip
+    assert log == [("parallel", 2)]
+
+
+def test_minibatch_work_counts_the_sampled_rows(two_threads):
+    log, _ = two_threads
+    X, y, args = _args(_kernels.SERIAL_WORK // 20 + 100, 20)
+    rows = np.arange(50, dtype=np.int64)
+    _kernels.clipped_gradient_sum(*args[:5], rows, *args[6:])
+    assert log == [("serial", 2)]
+
+
+def test_thread_limit_of_a_call_is_set_and_restored(two_threads):
+    log, state = two_threads
+    args = _args(_kernels.SERIAL_WORK // 20 + 1, 20)[2]
+    state["threads"] = 3
+    _kernels.clipped_gradient_sum.run(2, *args)
+    _kernels.clipped_gradient_sum.run(1, *args)
+    _kernels.clipped_gradient_sum.run(8, *args)
+    assert log == [("parallel", 2), ("serial", 3), ("parallel", 3)]
+    assert state["threads"] == 3
+
+
+def test_fits_honour_threadpoolctl_limits(two_threads):
+    log, _ = two_threads
+    X, y, _ = _args(_kernels.SERIAL_WORK // 20 + 1, 20)
+    assert _kernels.fit_threads() >= 1
+    with threadpool_limits(limits=1):
+        assert _kernels.fit_threads() == 1
+        rows = LocalRows(X, y, fit_intercept=True)
+    rows.clipped_sum(
+        np.zeros((1, 20)), np.zeros(1), (True, 1.0, LOGISTIC, 0.5), 1, None
+    )
+    # Read once per fit (at construction): the whole fit runs serially.
+    assert [name for name, _ in log] == ["serial", "serial"]
+    log.clear()
+    rows = LocalRows(X, y, fit_intercept=True)
+    if _kernels.fit_threads() > 1:  # OpenMP runtimes not limited by the environment
+        assert [name for name, _ in log] == ["parallel"]
+
+
+def test_forked_child_of_gnu_openmp_runs_serial(two_threads, monkeypatch):
+    log, _ = two_threads
+    monkeypatch.setattr(_kernels, "_serial", True)
+    _kernels.clipped_gradient_sum(*_args(_kernels.SERIAL_WORK // 20 + 1, 20)[2])
+    assert log == [("serial", 2)]
+    assert _kernels.fit_threads() == 1
+
+
+class _FakeKernel:
+    """A kernel whose calls advance a fake clock by a cost per thread count."""
+
+    def __init__(self, cost, clock):
+        self.cost, self.clock, self.calls = cost, clock, []
+
+    def work(self, *args):
+        return _kernels.SERIAL_WORK
+
+    def run(self, threads, *args):
+        self.calls.append(threads)
+        self.clock[0] += self.cost[threads]
+        return threads
+
+
+@pytest.mark.parametrize(
+    ("cost", "winner"), [({1: 1.0, 2: 5.0}, 1), ({1: 5.0, 2: 1.0}, 2)]
+)
+def test_thread_chooser_runs_the_faster_option_and_keeps_probing(
+    monkeypatch, cost, winner
+):
+    clock = [0.0]
+    monkeypatch.setattr(_kernels.time, "perf_counter", lambda: clock[0])
+    kernel = _FakeKernel(cost, clock)
+    chooser = _kernels.ThreadChooser(2, probe_every=8)
+    for _ in range(100):
+        chooser.run(kernel)
+    # Warm-up (each option twice, the first call of each not timed), then the
+    # faster one, with the other tried again once in every 8 calls.
+    assert kernel.calls[:4] == [2, 1, 2, 1]
+    assert kernel.calls[4:].count(winner) >= 80
+    assert 10 <= kernel.calls[4:].count(3 - winner) <= 13
+
+
+def test_thread_chooser_keeps_small_calls_serial():
+    kernel = _FakeKernel({1: 1.0, 2: 1.0}, [0.0])
+    kernel.work = lambda *args: _kernels.SERIAL_WORK - 1
+    chooser = _kernels.ThreadChooser(2)
+    for _ in range(5):
+        chooser.run(kernel)
+    assert kernel.calls == [1] * 5
+    assert _kernels.ThreadChooser(1).run(_FakeKernel({1: 0.0}, [0.0])) == 1
+
+
+def test_one_thread_at_a_time_runs_a_parallel_kernel(two_threads):
+    log, _ = two_threads
+    args = _args(_kernels.SERIAL_WORK // 20 + 1, 20)[2]
+    with _kernels._parallel_lock:  # as if another thread were in a parallel kernel
+        _kernels.clipped_gradient_sum(*args)
+    _kernels.clipped_gradient_sum(*args)
+    assert log == [("serial", 2), ("parallel", 2)]
+
+
+_CONCURRENT = textwrap.dedent(
+    """
+    import json
+    from concurrent.futures import ThreadPoolExecutor
+
+    import numba
+    import numpy as np
+    from sklearn_dpgd import _kernels
+    from sklearn_dpgd._losses import LOGISTIC
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((_kernels.SERIAL_WORK // 20 + 1, 20))
+    y = (X[:, 0] > 0).astype(np.int64)
+    norms = np.hypot(np.linalg.norm(X, axis=1), 1.0)
+    args = (X, y, np.ones((1, 20)), np.zeros(1), norms, None, True, 1.0, LOGISTIC, 0.5)
+    ref = _kernels.clipped_gradient_sum.serial(*args)
+
+
+    def job(_):
+        return all(
+            np.array_equal(_kernels.clipped_gradient_sum(*args), ref) for _ in range(20)
+        )
+
+
+    with ThreadPoolExecutor(4) as pool:
+        same = all(pool.map(job, range(8)))
+    print(json.dumps([same, numba.threading_layer()]))
+    """
+)
+
+
+def test_kernels_called_from_several_threads_at_once():
+    # Before the lock: "Numba workqueue threading layer is terminating: Concurrent
+    # access has been detected" (SIGABRT) under joblib's threading backend.
+    env = dict(os.environ, NUMBA_NUM_THREADS="2")
+    env.pop("NUMBA_THREADING_LAYER", None)
+    root = str(Path(sklearn_dpgd.__file__).resolve().parents[1])
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, env.get("PYTHONPATH")]))
+    proc = subprocess.run(
+        [sys.executable, "-c", _CONCURRENT],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert json.loads(proc.stdout.strip().splitlines()[-1]) == [True, "workqueue"]
