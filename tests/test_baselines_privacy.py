@@ -299,7 +299,6 @@ def test_seeds(estimator):
 
 @pytest.mark.parametrize("estimator", BASELINES)
 def test_secure_mode(estimator):
-    pytest.importorskip("sklearn_dpgd._secure")
     X, y = np.array([[1.0], [-1.0], [0.5], [-0.2]]), np.array([1, 0, 1, 0])
     params = dict(classes=[0, 1], secure_mode=True, random_state=0)
     with warnings.catch_warnings():
