@@ -391,6 +391,11 @@ class GaussianSteps:
     def __post_init__(self):
         _check_positive(self.noise_multiplier, "noise_multiplier", allow_inf=True)
         _check_rate_and_count(self.sampling_rate, self.count)
+        # Plain Python numbers, whatever NumPy scalar was passed: a ledger reads
+        # (and compares, and pickles) the same from every fit path.
+        object.__setattr__(self, "noise_multiplier", float(self.noise_multiplier))
+        object.__setattr__(self, "sampling_rate", float(self.sampling_rate))
+        object.__setattr__(self, "count", int(self.count))
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ from scipy.stats import norm
 
 from sklearn_dpgd.accounting import (
     GaussianPrivacyFilter,
+    GaussianSteps,
     calibrate_noise_multipliers,
     gdp_delta,
     gdp_epsilon,
@@ -152,3 +153,17 @@ def test_filter_accepts_a_calibrated_run_to_the_last_step():
     for v in z:
         f.charge(v)
     assert f.noise_multipliers.shape == (500,)
+
+
+def test_gaussian_steps_hold_plain_python_numbers():
+    # A ledger entry reads, compares and pickles the same whichever fit path built
+    # it (the PLD calibration returns NumPy scalars).
+    record = GaussianSteps(np.float64(3.2), np.float64(0.5), np.int64(7))
+    assert type(record.noise_multiplier) is float
+    assert type(record.sampling_rate) is float
+    assert type(record.count) is int
+    assert (
+        repr(record)
+        == "GaussianSteps(noise_multiplier=3.2, sampling_rate=0.5, count=7)"
+    )
+    assert record == GaussianSteps(3.2, 0.5, 7)
