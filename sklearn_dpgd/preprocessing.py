@@ -209,6 +209,15 @@ class DPMinMaxScaler(OneToOneFeatureMixin, _PrivateTransformer):
     composition (Dwork & Roth 2014, Thm 3.16), recorded as an
     :class:`~sklearn_dpgd.accounting.EpsilonDeltaRecord` with ``delta = 0``.
 
+    The mechanism draws an interval between consecutive clipped values with
+    probability proportional to its width, so a value that many rows share has
+    no width of its own: when a column's mass sits on the lower end of
+    ``bounds_range`` (e.g. a capital loss that is 0 for most people and a range
+    starting at 0), the low quantile lands on the first value above it. Start the
+    range one unit below the smallest possible value, as
+    :func:`~sklearn_dpgd.datasets.private_pipeline` does, so that the shared value
+    owns the interval below it.
+
     Parameters
     ----------
     bounds : array-like of shape (2,) or (n_features, 2), default=None
