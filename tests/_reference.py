@@ -1,7 +1,8 @@
 """Slow, obviously-correct NumPy twins of the compiled kernels and of the fit loop.
 
 They form the n-by-K-by-(d+1) array of per-example gradients that the kernels avoid,
-and follow ``../shared/algorithms.md`` (Notation, Losses) line by line.
+and follow Hong, Wang & Zhou (FAccT 2022), Algorithm 1, and the losses of Chen & Lee
+(Sec. V-C) line by line.
 """
 
 import numpy as np
@@ -121,7 +122,7 @@ def per_example_losses(X, y, W, b, fit_intercept, loss, h=0.5):
 
 
 def clipped_objective_along(X, y, W, b, D, db, etas, fit_intercept, clip, loss, h=0.5):
-    """sum_i min(l_i(theta - eta D), clip) for each eta (algorithms.md, DP-AGD)."""
+    """sum_i min(l_i(theta - eta D), clip) for each eta (Lee & Kifer, KDD 2018, Alg. 1)."""
     return np.array(
         [
             np.minimum(
