@@ -65,7 +65,7 @@ from scipy.optimize import brentq
 from scipy.special import gammaln
 
 from . import _pld
-from .accounting import _check_delta, _check_positive, gdp_mu
+from ._gdp import _check_delta, _check_positive, gdp_mu
 
 __all__ = [
     "DEFAULT_ORDERS",

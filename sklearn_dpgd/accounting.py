@@ -37,9 +37,29 @@ from dataclasses import dataclass
 from numbers import Integral, Real
 
 import numpy as np
-from scipy.optimize import brentq
 from scipy.special import log_ndtr
 
+from ._gdp import (
+    _check_delta,
+    _check_positive,
+    _delta,
+    calibrate_noise_multipliers,
+    gdp_delta,
+    gdp_epsilon,
+    gdp_mu,
+    gdp_mu_from_noise_multipliers,
+    gdp_to_zcdp,
+    zcdp_epsilon,
+)
+from ._subsampled import (
+    DEFAULT_ORDERS,
+    _ledger_pld,
+    pld_epsilon,
+    pld_grid_step,
+    poisson_gaussian_epsilon,
+    poisson_gaussian_rdp,
+    rdp_epsilon,
+)
 from .exceptions import BudgetExhaustedError, UnrecordedFitError
 
 __all__ = [
@@ -69,296 +89,6 @@ __all__ = [
     "gdp_to_zcdp",
     "zcdp_epsilon",
 ]
-
-# Calibration aims this far (relative) below the largest admissible mu, so that the
-# reported epsilon_, recomputed through a root-find, can never exceed the target by
-# floating-point error. It changes the spent epsilon by about 1e-11 relative.
-_CALIBRATION_MARGIN = 1e-11
-_RTOL = 4 * np.finfo(float).eps
-
-
-def _check_positive(value, name, *, allow_zero=False, allow_inf=False):
-    if isinstance(value, bool) or not isinstance(value, Real):
-        raise TypeError(f"{name} must be a real number, got {type(value).__name__}.")
-    value = float(value)
-    ok = value >= 0 if allow_zero else value > 0
-    if math.isnan(value) or not ok or (math.isinf(value) and not allow_inf):
-        bound = ">= 0" if allow_zero else "> 0"
-        raise ValueError(f"{name} must be a finite number {bound}, got {value!r}.")
-    return value
-
-
-def _check_delta(delta):
-    delta = _check_positive(delta, "delta")
-    if not delta < 1:
-        raise ValueError(f"delta must be in the open interval (0, 1), got {delta!r}.")
-    return delta
-
-
-def gdp_delta(mu, epsilon):
-    """Smallest ``delta`` such that a ``mu``-GDP mechanism is ``(epsilon, delta)``-DP.
-
-    Parameters
-    ----------
-    mu : float
-        GDP parameter, > 0 (dimensionless: the shift of the unit-variance Gaussian
-        hypothesis test that the mechanism is as hard to win as).
-    epsilon : float
-        Privacy-loss level, >= 0.
-
-    Returns
-    -------
-    delta : float
-        ``Phi(-epsilon/mu + mu/2) - exp(epsilon) Phi(-epsilon/mu - mu/2)``, in [0, 1).
-
-    Raises
-    ------
-    TypeError
-        If an argument is not a real number.
-    ValueError
-        If ``mu <= 0`` or ``epsilon < 0`` or either is not finite.
-
-    Notes
-    -----
-    Dong, Roth & Su (2022), Cor. 2.13; Balle & Wang (2018), Thm 8. Evaluated as
-    ``Phi(a) * (-expm1(epsilon + log Phi(b) - log Phi(a)))`` so that neither term
-    overflows and the difference keeps its relative precision when delta is tiny.
-    """
-    mu = _check_positive(mu, "mu")
-    epsilon = _check_positive(epsilon, "epsilon", allow_zero=True)
-    return _delta(mu, epsilon)
-
-
-def _delta(mu, epsilon):
-    a = -epsilon / mu + mu / 2.0
-    b = -epsilon / mu - mu / 2.0
-    log_pa = log_ndtr(a)
-    exponent = epsilon + log_ndtr(b) - log_pa
-    return float(math.exp(log_pa) * -math.expm1(min(exponent, 0.0)))
-
-
-def gdp_epsilon(mu, delta):
-    """Smallest ``epsilon`` such that a ``mu``-GDP mechanism is ``(epsilon, delta)``-DP.
-
-    Parameters
-    ----------
-    mu : float
-        GDP parameter, > 0.
-    delta : float
-        In the open interval (0, 1).
-
-    Returns
-    -------
-    epsilon : float
-        >= 0. Rounded up to the first float at which :func:`gdp_delta` is at most
-        ``delta``, so the returned pair is always a valid guarantee.
-
-    Raises
-    ------
-    TypeError
-        If an argument is not a real number.
-    ValueError
-        If ``mu <= 0``, or ``delta`` is outside (0, 1).
-
-    Notes
-    -----
-    Inverse of Dong, Roth & Su (2022), Cor. 2.13 in ``epsilon`` (``delta`` decreases
-    strictly in ``epsilon``), by Brent's method to machine precision.
-    """
-    mu = _check_positive(mu, "mu")
-    delta = _check_delta(delta)
-    if _delta(mu, 0.0) <= delta:
-        return 0.0
-    hi = max(1.0, mu * mu)
-    while _delta(mu, hi) > delta:
-        hi *= 2.0
-    eps = brentq(
-        lambda e: _delta(mu, e) - delta, 0.0, hi, xtol=1e-300, rtol=_RTOL, maxiter=500
-    )
-    while _delta(mu, eps) > delta:
-        eps = math.nextafter(eps, math.inf)
-    return float(eps)
-
-
-def gdp_mu(epsilon, delta):
-    """Largest ``mu`` such that ``mu``-GDP implies ``(epsilon, delta)``-DP.
-
-    Parameters
-    ----------
-    epsilon : float
-        Target epsilon, > 0.
-    delta : float
-        Target delta, in (0, 1).
-
-    Returns
-    -------
-    mu : float
-        > 0, with ``gdp_delta(mu, epsilon) <= delta`` (rounded down to guarantee it).
-
-    Raises
-    ------
-    TypeError
-        If an argument is not a real number.
-    ValueError
-        If ``epsilon <= 0`` or ``delta`` is outside (0, 1).
-
-    Notes
-    -----
-    ``delta(epsilon)`` increases strictly in ``mu`` (Dong, Roth & Su 2022,
-    Cor. 2.13), so the root is unique; found by Brent's method. This is the analytic
-    Gaussian calibration of Balle & Wang (2018), Alg. 1, in GDP form.
-    """
-    epsilon = _check_positive(epsilon, "epsilon")
-    delta = _check_delta(delta)
-    hi = 1.0
-    while _delta(hi, epsilon) <= delta:
-        hi *= 2.0
-    lo = hi / 2.0
-    while _delta(lo, epsilon) > delta:
-        lo /= 2.0
-    mu = brentq(
-        lambda m: _delta(m, epsilon) - delta,
-        lo,
-        hi,
-        xtol=1e-300,
-        rtol=_RTOL,
-        maxiter=500,
-    )
-    while _delta(mu, epsilon) > delta:
-        mu = math.nextafter(mu, 0.0)
-    return float(mu)
-
-
-def gdp_mu_from_noise_multipliers(noise_multipliers):
-    """GDP parameter of a sequence of Gaussian steps: ``sqrt(sum_t z_t^-2)``.
-
-    Parameters
-    ----------
-    noise_multipliers : array-like of shape (n_steps,)
-        Noise std of each step in units of the L2 sensitivity of what it privatises
-        (``z_t = sigma_t / Delta``), each > 0 (``inf`` for a step that adds nothing
-        private).
-
-    Returns
-    -------
-    mu : float
-        The composed GDP parameter (0.0 for an empty sequence).
-
-    Raises
-    ------
-    ValueError
-        If the array is not one-dimensional or has an entry that is not > 0.
-
-    Notes
-    -----
-    Dong, Roth & Su (2022), Thm 2.7 (a Gaussian step is ``1/z_t``-GDP) and Cor. 3.3
-    (composition, valid also for adaptively chosen ``z_t`` fixed in advance of each
-    step: Smith & Thakurta 2022).
-    """
-    z = np.asarray(noise_multipliers, dtype=float)
-    if z.ndim != 1:
-        raise ValueError(
-            f"noise_multipliers must be one-dimensional, got shape {z.shape}."
-        )
-    if np.any(np.isnan(z)) or np.any(z <= 0):
-        raise ValueError("noise_multipliers must all be > 0.")
-    return float(math.sqrt(np.sum(1.0 / z**2)))
-
-
-def gdp_to_zcdp(mu):
-    """Convert a GDP parameter to zCDP: ``rho = mu^2 / 2`` for Gaussian steps.
-
-    Parameters
-    ----------
-    mu : float
-        GDP parameter of a composition of Gaussian mechanisms, >= 0.
-
-    Returns
-    -------
-    rho : float
-        The zCDP parameter of the same steps (Bun & Steinke 2016, Prop. 1.6 and
-        Lemma 2.3); Hong et al. (FAccT 2022) write ``R = 2 rho = mu^2``.
-
-    Raises
-    ------
-    ValueError
-        If ``mu`` is negative or not finite.
-    """
-    mu = _check_positive(mu, "mu", allow_zero=True)
-    return 0.5 * mu * mu
-
-
-def zcdp_epsilon(rho, delta):
-    """The standard (loose) conversion ``epsilon = rho + 2 sqrt(rho log(1/delta))``.
-
-    Parameters
-    ----------
-    rho : float
-        The zCDP parameter, >= 0.
-    delta : float
-        In (0, 1).
-
-    Returns
-    -------
-    epsilon : float
-        An epsilon for which ``rho``-zCDP implies ``(epsilon, delta)``-DP
-        (Bun & Steinke 2016, Prop. 1.3). For Gaussian steps it is larger than
-        ``gdp_epsilon(sqrt(2 rho), delta)``; given to compare with the papers using it.
-
-    Raises
-    ------
-    ValueError
-        If ``rho < 0`` or ``delta`` is outside (0, 1).
-    """
-    rho = _check_positive(rho, "rho", allow_zero=True)
-    delta = _check_delta(delta)
-    return rho + 2.0 * math.sqrt(rho * math.log(1.0 / delta))
-
-
-def calibrate_noise_multipliers(profile, epsilon, delta):
-    """Scale a noise profile so that the run spends exactly ``(epsilon, delta)``.
-
-    Parameters
-    ----------
-    profile : array-like of shape (n_steps,)
-        Relative noise multipliers (the schedule's shape), each finite and > 0.
-    epsilon : float
-        Target epsilon, > 0.
-    delta : float
-        Target delta, in (0, 1).
-
-    Returns
-    -------
-    noise_multipliers : ndarray of shape (n_steps,)
-        ``s * profile`` (noise std in units of the sensitivity), with the scale ``s``
-        such that ``gdp_mu_from_noise_multipliers`` is ``gdp_mu(epsilon, delta)`` to
-        about 1e-11 relative and never larger.
-
-    Raises
-    ------
-    ValueError
-        If the profile is empty, not one-dimensional, or has an entry that is not
-        finite and > 0; or if ``epsilon``/``delta`` are invalid.
-
-    Notes
-    -----
-    ``mu^2 = sum_t 1 / (s p_t)^2`` gives ``s = sqrt(sum_t p_t^-2) / mu`` in closed form
-    (GDP composition, Dong, Roth & Su, JRSS-B 2022, Cor. 3.3). Calibrating the whole
-    shape at once is how the schedule of Hong et al. (FAccT 2022, Algorithm 1) meets its
-    total budget.
-    """
-    p = np.asarray(profile, dtype=float)
-    if p.ndim != 1 or p.size == 0:
-        raise ValueError(f"profile must be a non-empty 1-D array, got shape {p.shape}.")
-    if not np.all(np.isfinite(p)) or np.any(p <= 0):
-        raise ValueError("profile entries must be finite and > 0.")
-    mu = gdp_mu(epsilon, delta) * (1.0 - _CALIBRATION_MARGIN)
-    scale = math.sqrt(np.sum(1.0 / p**2)) / mu
-    z = scale * p
-    while gdp_mu_from_noise_multipliers(z) > mu:
-        scale *= 1.0 + _RTOL
-        z = scale * p
-    return z
 
 
 @dataclass(frozen=True)
@@ -590,7 +320,6 @@ def ledger_epsilon(ledger, delta, accountant="auto"):
                 "'rdp' or 'pld'."
             )
         return gdp_epsilon(gdp_mu_from_noise_multipliers(z), delta)
-    from ._subsampled import poisson_gaussian_epsilon
 
     return poisson_gaussian_epsilon(z, q, delta, accountant=accountant)
 
@@ -853,15 +582,11 @@ class RdpPrivacyFilter(_PlannedStepsFilter):
     """
 
     def __init__(self, epsilon, delta):
-        from ._subsampled import DEFAULT_ORDERS
-
         super().__init__(epsilon, delta)
         self._orders = DEFAULT_ORDERS
         self._rdp = np.zeros(len(DEFAULT_ORDERS))
 
     def _spend(self, z, q):
-        from ._subsampled import poisson_gaussian_rdp, rdp_epsilon
-
         rdp = self._rdp + poisson_gaussian_rdp(z, q, self._orders)
         return rdp, rdp_epsilon(rdp, self._orders, self.delta)
 
@@ -909,8 +634,6 @@ class PldPrivacyFilter(_PlannedStepsFilter):
     """
 
     def _spend(self, z, q):
-        from ._subsampled import pld_epsilon, pld_grid_step
-
         z_all = np.concatenate([self.noise_multipliers, z])
         q_all = np.concatenate([self.sampling_rates, q])
         # The grid of the budget and of the steps that add privacy loss (as
@@ -1216,7 +939,6 @@ def _check_rate_and_count(sampling_rate, count):
 def _gaussian_steps_rdp(record, order):
     if record.sampling_rate == 1.0:
         return record.count * order / (2.0 * record.noise_multiplier**2)
-    from ._subsampled import poisson_gaussian_rdp
 
     return float(
         poisson_gaussian_rdp(
@@ -1444,8 +1166,6 @@ def best_filter_order(epsilon, delta, orders, step_rdp):
 
 
 def _mixed_ledger_epsilon(ledger, delta):
-    from ._subsampled import DEFAULT_ORDERS, rdp_epsilon
-
     orders = DEFAULT_ORDERS
     if any(isinstance(r, SparseVectorSteps) and r.sampling_rate < 1 for r in ledger):
         # The amplification bound of subsampled searches holds at integer orders.
@@ -1802,8 +1522,6 @@ def _pld_compose(entries, delta):
         if r.sampling_rate < 1.0 and math.isfinite(r.noise_multiplier)
     ]
     if subsampled:
-        from ._subsampled import _ledger_pld
-
         part = _ledger_pld(subsampled, delta, _LEDGER_PLD_STEP)
         pld = part if pld is None else pld.compose(part)
     if pld is None:
