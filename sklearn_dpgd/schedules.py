@@ -30,6 +30,23 @@ from numbers import Integral, Real
 
 import numpy as np
 
+from ._adaptive import dp_agd, dp_blsgd
+from ._subsampled import (
+    DEFAULT_ORDERS,
+    calibrate_poisson_noise_multipliers,
+    poisson_gaussian_epsilon,
+)
+from .accounting import (
+    GaussianSteps,
+    NoisyMaxSteps,
+    RenyiPrivacyFilter,
+    SparseVectorSteps,
+    _record_rdp,
+    best_filter_order,
+    calibrate_noise_multipliers,
+    gdp_mu,
+)
+
 __all__ = [
     "AdaptiveSchedule",
     "AdaptiveStepSchedule",
@@ -155,8 +172,6 @@ class ScheduleContext:
     @property
     def mu(self):
         """GDP budget of full-batch steps (only meaningful when ``q == 1``)."""
-        from .accounting import gdp_mu
-
         return gdp_mu(self.epsilon, self.delta)
 
     def smoothness(self, data_norm):
@@ -202,10 +217,7 @@ class ScheduleContext:
             Absolute noise multipliers (units of the sensitivity) of the run.
         """
         if self.sampling_rate >= 1.0:
-            from .accounting import calibrate_noise_multipliers
-
             return calibrate_noise_multipliers(profile, self.epsilon, self.delta)
-        from ._subsampled import calibrate_poisson_noise_multipliers
 
         return calibrate_poisson_noise_multipliers(
             profile,
@@ -233,7 +245,6 @@ class ScheduleContext:
             # Full batch: mu^2 = sum_t z_t^-2 (Dong, Roth & Su 2022, Cor. 3.3).
             spent = np.cumsum(1.0 / z**2)
             return int(np.searchsorted(spent, self.mu**2, side="right"))
-        from ._subsampled import poisson_gaussian_epsilon
 
         def fits(t):
             return t == 0 or (
@@ -732,8 +743,6 @@ AUTO_HORIZON_FACTOR = 4
 def _horizon_unit(
     epsilon, delta, n_samples, n_features, n_outputs, neighboring, fit_intercept
 ):
-    from .accounting import gdp_mu
-
     if neighboring not in ("add_remove", "replace"):
         raise ValueError(
             f"neighboring must be 'add_remove' or 'replace', got {neighboring!r}."
@@ -1004,9 +1013,6 @@ class AdaptiveSchedule(ABC):
             most nominal iterations fit (integer orders when subsampled, as the
             amplification bound of Zhu & Wang 2019 requires).
         """
-        from ._subsampled import DEFAULT_ORDERS
-        from .accounting import RenyiPrivacyFilter, _record_rdp, best_filter_order
-
         orders = DEFAULT_ORDERS
         if self.sampling_rate < 1.0:
             orders = orders[orders == np.round(orders)]
@@ -1147,8 +1153,6 @@ class AdaptiveStepSchedule(AdaptiveSchedule):
         _check_real(self.growth, "growth", low=1.0, low_open=False)
 
     def _nominal_iteration(self, context):
-        from .accounting import GaussianSteps, NoisyMaxSteps
-
         rho = 0.5 * (context.epsilon * self.gradient_fraction) ** 2
         return (
             GaussianSteps(1.0 / math.sqrt(2.0 * rho)),
@@ -1156,8 +1160,6 @@ class AdaptiveStepSchedule(AdaptiveSchedule):
         )
 
     def _driver(self):
-        from ._adaptive import dp_agd
-
         return dp_agd
 
 
@@ -1323,8 +1325,6 @@ class LineSearchSchedule(AdaptiveSchedule):
         return 2.0 / context.smoothness(self.data_norm)
 
     def _nominal_iteration(self, context):
-        from .accounting import GaussianSteps, SparseVectorSteps
-
         eps_iter = context.epsilon * self.iteration_fraction
         budget = eps_iter if self.noise == "laplace" else 0.5 * eps_iter**2
         return (
@@ -1333,6 +1333,4 @@ class LineSearchSchedule(AdaptiveSchedule):
         )
 
     def _driver(self):
-        from ._adaptive import dp_blsgd
-
         return dp_blsgd
