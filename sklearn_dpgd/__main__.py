@@ -22,6 +22,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import train_test_split
 
 from . import DPLogisticRegression, ExponentialDecaySchedule, UniformSchedule
+from .datasets import load_benchmark_split, paper_preprocessor, private_pipeline
 
 EPSILONS = (0.1, 0.5, 1.0, 2.0, 4.0)
 SCHEDULES = {
@@ -48,8 +49,6 @@ def _load(dataset, data_home):
         pre = make_pipeline(MinMaxScaler(clip=True), Normalizer())
         description = "breast cancer (scikit-learn), 80/20 stratified split"
         return (*split, pre, description, None)
-    from .datasets import load_benchmark_split, paper_preprocessor, private_pipeline
-
     description = {
         "adult": "Adult, standard train/test split",
         "bank": "Bank, 80/20 stratified split",

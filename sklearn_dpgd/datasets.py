@@ -54,18 +54,11 @@ from sklearn.compose import ColumnTransformer
 from sklearn.datasets import get_data_home as _sklearn_data_home
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import Normalizer
-from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
+from ._sklearn_compat import Interval, StrOptions, validate_params
 from .linear_model import DPLogisticRegression
 from .pipeline import PREPROCESSING_SHARE, make_private_pipeline
 from .preprocessing import DPMinMaxScaler, DPOneHotEncoder
-
-try:
-    import pandas as pd
-except ImportError as exc:  # pandas is an optional dependency (the "datasets" extra)
-    raise ImportError(
-        "sklearn_dpgd.datasets needs pandas: pip install 'sklearn-dpgd[datasets]'"
-    ) from exc
 
 __all__ = [
     "fetch_adult",
@@ -206,6 +199,21 @@ _BANK_RANGES = {
     "x28": (-1, 300),  # contacts before this campaign
 }
 _BANK_N_FEATURES = 32
+
+
+def _pandas():
+    """Import pandas, an optional dependency (the "datasets" extra), when a loader runs.
+
+    Lazy so that ``python -m sklearn_dpgd`` on scikit-learn's breast-cancer data, which
+    imports this module, needs no pandas.
+    """
+    try:
+        import pandas as pd
+    except ImportError as exc:
+        raise ImportError(
+            "sklearn_dpgd.datasets needs pandas: pip install 'sklearn-dpgd[datasets]'"
+        ) from exc
+    return pd
 
 
 def get_data_home(data_home=None):
@@ -514,6 +522,8 @@ def load_adult(data_home=None, *, subset="train"):
         If ``data_home`` is not None, a str or an os.PathLike.
     FileNotFoundError
         If the data file does not exist (the message names the expected path).
+    ImportError
+        If pandas (the ``datasets`` extra) is not installed.
 
     See Also
     --------
@@ -551,6 +561,7 @@ def load_adult(data_home=None, *, subset="train"):
         raise ValueError(f"subset must be 'train' or 'test', got {subset!r}.")
     path = _data_file(data_home, f"adult/{_ADULT_FILES[subset]}")
 
+    pd = _pandas()
     df = pd.read_csv(path, skipinitialspace=True, na_values="?", keep_default_na=False)
     df.columns = df.columns.str.strip()
     expected = [*_ADULT_COLUMNS, "Y"]
@@ -615,6 +626,8 @@ def load_bank(data_home=None):
         If ``data_home`` is not None, a str or an os.PathLike.
     FileNotFoundError
         If the data file does not exist (the message names the expected path).
+    ImportError
+        If pandas (the ``datasets`` extra) is not installed.
 
     See Also
     --------
@@ -646,6 +659,7 @@ def load_bank(data_home=None):
     ((45211, 32), 0.117)
     """
     path = _data_file(data_home, "bank/BANK.dat.gz")
+    pd = _pandas()
     data = pd.read_csv(path, sep=r"\s+", header=None, dtype="float64")
     if data.shape[1] < 2:
         raise ValueError(f"Expected features and a label in '{path}'.")
