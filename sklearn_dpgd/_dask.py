@@ -37,14 +37,11 @@ import warnings
 
 import numpy as np
 from sklearn.exceptions import DataConversionWarning
-from sklearn.utils.validation import (
-    _check_feature_names,
-    _check_n_features,
-    check_is_fitted,
-)
+from sklearn.utils.validation import check_is_fitted
 
 from ._kernels import clipped_gradient_sum, clipped_objective_along, row_norms
 from ._secure import poisson_indices
+from ._sklearn_compat import _check_feature_names, _check_n_features
 from ._validation import encode_labels
 
 

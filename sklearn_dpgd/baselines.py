@@ -47,13 +47,12 @@ import scipy.sparse as sp
 from scipy.optimize import minimize
 from scipy.special import expit, log_expit, log_softmax, logsumexp, softmax
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
-from sklearn.utils._available_if import available_if
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._errors import NotFittedAttributesMixin, refuse_sample_weight
 from ._public_size import SENSITIVITY_FACTOR, resolve_public_size, split_count_budget
 from ._randomness import draw_seed, make_generator, spawn_seeds
+from ._sklearn_compat import Interval, StrOptions, available_if
 from ._snowball import assign_slots
 from ._validation import validate_fit_data
 from ._warnings import warn_once

@@ -6,7 +6,6 @@ from numbers import Integral, Real
 import numpy as np
 from scipy.special import expit, log_expit, log_softmax, softmax
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _losses
@@ -19,6 +18,7 @@ from ._public_size import (
     split_count_budget,
 )
 from ._randomness import draw_seed, make_generator
+from ._sklearn_compat import Interval, StrOptions
 from ._snowball import fit_snowball
 from ._solver import noisy_gradient_descent
 from ._subsampled import (

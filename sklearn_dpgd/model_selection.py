@@ -91,7 +91,6 @@ from scipy.optimize import brentq
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
 from sklearn.model_selection import ParameterGrid
 from sklearn.utils import _safe_indexing, indexable
-from sklearn.utils._param_validation import HasMethods, Interval
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import (
     _num_features,
@@ -103,6 +102,7 @@ from sklearn.utils.validation import (
 from ._errors import NotFittedAttributesMixin, refuse_sample_weight
 from ._public_size import resolve_public_size, split_count_budget
 from ._randomness import FIXED_SEED_MESSAGE, draw_seed, make_generator, spawn_seeds
+from ._sklearn_compat import HasMethods, Interval
 from .accounting import (
     _ACTIVE_LEDGERS,
     EpsilonDeltaRecord,

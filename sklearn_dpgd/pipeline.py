@@ -37,13 +37,12 @@ from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
 from sklearn.compose import ColumnTransformer
 from sklearn.pipeline import FeatureUnion, Pipeline, _name_estimators
 from sklearn.utils import get_tags
-from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils._set_output import _safe_set_output
-from sklearn.utils.metaestimators import _BaseComposition, available_if
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from ._errors import NotFittedAttributesMixin
 from ._randomness import FIXED_SEED_MESSAGE, draw_seed, spawn_seeds
+from ._sklearn_compat import Interval, StrOptions, _BaseComposition, _safe_set_output
 from ._warnings import warn_once
 from .accounting import (
     EpsilonDeltaRecord,

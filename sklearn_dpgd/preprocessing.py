@@ -34,7 +34,6 @@ from numbers import Integral, Real
 import numpy as np
 from scipy.stats import norm
 from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import (
     _check_feature_names_in,
     check_is_fitted,
@@ -48,6 +47,7 @@ from ._public_size import (
     split_count_budget,
 )
 from ._randomness import draw_seed, make_generator
+from ._sklearn_compat import Interval, StrOptions
 from .accounting import (
     EpsilonDeltaRecord,
     GaussianSteps,
