@@ -1,0 +1,190 @@
+"""The package's import structure: no function-local imports of its own modules and
+no import cycles among them.
+
+Both are read statically (``ast``) from the source of every module of the installed
+package, so the tests see imports hidden inside functions that a runtime check would
+miss. Lazy imports of optional third-party packages (pandas, matplotlib, dask) are
+allowed: only the package's own modules are checked.
+"""
+
+import ast
+from pathlib import Path
+
+import sklearn_dpgd
+
+PACKAGE = "sklearn_dpgd"
+
+
+def _modules(root, package):
+    """Map each dotted module name of the package under ``root`` to its file."""
+    modules = {}
+    for path in sorted(Path(root).rglob("*.py")):
+        parts = list(path.relative_to(root).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        modules[".".join([package, *parts])] = path
+    return modules
+
+
+def _known(name, modules):
+    """The module ``name`` names, or the nearest enclosing module of the package."""
+    while name and name not in modules:
+        name = name.rpartition(".")[0]
+    return name or None
+
+
+def _targets(node, module, is_package, modules, package):
+    """The package's own modules that an import statement imports."""
+    if isinstance(node, ast.Import):
+        names = [alias.name for alias in node.names]
+    else:
+        if node.level == 0:
+            base = node.module
+        else:
+            base = module if is_package else module.rpartition(".")[0]
+            for _ in range(node.level - 1):
+                base = base.rpartition(".")[0]
+            base = f"{base}.{node.module}" if node.module else base
+        # ``from X import n`` needs the submodule X.n if there is one, else X itself.
+        names = [
+            f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base
+            for a in node.names
+        ]
+    own = (n for n in names if n == package or n.startswith(package + "."))
+    return {t for t in (_known(n, modules) for n in own) if t and t != module}
+
+
+def package_imports(root, package=PACKAGE):
+    """Every import of the package's own modules: ``(module, target, line, local)``.
+
+    ``local`` is True for an import inside a function (or lambda), which runs only
+    when the function is called.
+    """
+    modules = _modules(root, package)
+    found = []
+    for module, path in modules.items():
+        is_package = path.name == "__init__.py"
+
+        def visit(node, local, module=module, is_package=is_package):
+            for child in ast.iter_child_nodes(node):
+                inner = local or isinstance(
+                    child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+                )
+                if isinstance(child, (ast.Import, ast.ImportFrom)):
+                    for target in sorted(
+                        _targets(child, module, is_package, modules, package)
+                    ):
+                        found.append((module, target, child.lineno, local))
+                visit(child, inner)
+
+        visit(ast.parse(path.read_text(encoding="utf-8"), str(path)), False)
+    return found
+
+
+def import_cycles(imports):
+    """The import cycles (each a list of modules, first repeated last), one per
+    strongly connected group of modules, counting function-local imports too."""
+    graph = {}
+    for module, target, _, _ in imports:
+        graph.setdefault(module, set()).add(target)
+        graph.setdefault(target, set())
+    # Tarjan's strongly connected components, iteratively.
+    index, low, stack, on_stack, groups = {}, {}, [], set(), []
+    for start in sorted(graph):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                group = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    group.append(member)
+                    if member == node:
+                        break
+                if len(group) > 1:
+                    groups.append(set(group))
+    cycles = []
+    for group in groups:
+        # One concrete cycle through the group's first module, by breadth-first search.
+        first = min(group)
+        parents, frontier = {first: None}, [first]
+        while frontier and first not in [t for n in frontier for t in graph[n]]:
+            nxt = []
+            for node in frontier:
+                for target in sorted(graph[node] & group):
+                    if target not in parents:
+                        parents[target] = node
+                        nxt.append(target)
+            frontier = nxt
+        last = next(n for n in frontier if first in graph[n])
+        path = [last]
+        while parents[path[-1]] is not None:
+            path.append(parents[path[-1]])
+        cycles.append([*reversed(path), first])
+    return cycles
+
+
+def _root():
+    return Path(sklearn_dpgd.__file__).parent
+
+
+def test_no_function_local_imports_of_the_package():
+    local = [
+        f"{module}:{line} imports {target}"
+        for module, target, line, is_local in package_imports(_root())
+        if is_local
+    ]
+    assert not local, "function-local imports of the package's modules:\n" + "\n".join(
+        local
+    )
+
+
+def test_no_import_cycles():
+    cycles = import_cycles(package_imports(_root()))
+    assert not cycles, "import cycles:\n" + "\n".join(" -> ".join(c) for c in cycles)
+
+
+def test_the_checks_see_a_local_import_and_a_cycle(tmp_path):
+    # The two tests above pass on the package; prove that they would not pass on a
+    # package that has what they forbid.
+    pkg = tmp_path / "pkg"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("from .a import f\n")
+    (pkg / "a.py").write_text("import math\n\n\ndef f():\n    from .b import g\n")
+    (pkg / "b.py").write_text(
+        "from pkg.sub import c\n\n\ndef g():\n    import pandas\n"
+    )
+    (pkg / "sub" / "__init__.py").write_text("")
+    (pkg / "sub" / "c.py").write_text("from .. import a, f\n")
+    (pkg / "d.py").write_text("from . import b\n")
+    imports = package_imports(pkg, "pkg")
+    assert sorted(imports) == [
+        ("pkg", "pkg.a", 1, False),
+        ("pkg.a", "pkg.b", 5, True),
+        ("pkg.b", "pkg.sub.c", 1, False),
+        ("pkg.d", "pkg.b", 1, False),
+        ("pkg.sub.c", "pkg", 1, False),
+        ("pkg.sub.c", "pkg.a", 1, False),
+    ]
+    assert import_cycles(imports) == [["pkg", "pkg.a", "pkg.b", "pkg.sub.c", "pkg"]]
+    acyclic = [i for i in imports if i[:2] != ("pkg.a", "pkg.b")]
+    assert import_cycles(acyclic) == []
