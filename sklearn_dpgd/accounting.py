@@ -28,6 +28,7 @@ Smith, J., Thakurta, A. (2022). Fully adaptive composition for Gaussian differen
 privacy. arXiv:2210.17520.
 """
 
+import contextlib
 import contextvars
 import functools
 import math
@@ -75,12 +76,14 @@ __all__ = [
     "RenyiPrivacyFilter",
     "SnowballSteps",
     "SparseVectorSteps",
+    "active_ledgers",
     "best_filter_order",
     "poisson_amplified_rdp",
     "pure_dp_rdp",
     "sparse_vector_rdp",
     "compress_ledger",
     "ledger_epsilon",
+    "recording_only",
     "calibrate_noise_multipliers",
     "gdp_delta",
     "gdp_epsilon",
@@ -1908,6 +1911,79 @@ def _active_ledgers():
         return stack
     with _LEDGER_LOCK:
         return tuple(slot[0] for slot in _OPEN_LEDGERS.values())
+
+
+def active_ledgers():
+    """The ledgers a private fit started now, in this context, would record into.
+
+    Inside ``with ledger:`` blocks (nested blocks stack) these are the open
+    ledgers of the current context (thread or task); outside of any, the ledgers
+    opened in other threads of this process, so that fits that joblib's
+    ``"threading"`` backend runs for an open ledger are recorded too.
+
+    Returns
+    -------
+    ledgers : tuple of PrivacyLedger
+        Innermost last; empty when no ledger is open.
+
+    See Also
+    --------
+    PrivacyLedger : Records the fits made inside its ``with`` block.
+    recording_only : Send the fits of a block to one ledger only.
+
+    Examples
+    --------
+    >>> from sklearn_dpgd.accounting import PrivacyLedger, active_ledgers
+    >>> with PrivacyLedger() as outer, PrivacyLedger() as inner:
+    ...     active_ledgers() == (outer, inner)
+    True
+    >>> active_ledgers()
+    ()
+    """
+    return _active_ledgers()
+
+
+@contextlib.contextmanager
+def recording_only(ledger):
+    """Within the block, fits of this context record into ``ledger`` alone.
+
+    The open ledgers of the enclosing blocks are not charged for what runs
+    inside: the caller must charge them for the whole block itself, before it
+    reads data. :class:`~sklearn_dpgd.model_selection.PrivateGridSearchCV` uses it
+    to collect each candidate's mechanisms in a scratch ledger after charging the
+    user's ledgers once for the whole search.
+
+    Parameters
+    ----------
+    ledger : PrivacyLedger
+        The only ledger the fits of the block record into.
+
+    Yields
+    ------
+    ledger : PrivacyLedger
+        The same ledger.
+
+    Raises
+    ------
+    TypeError
+        If ``ledger`` is not a :class:`PrivacyLedger`.
+
+    Examples
+    --------
+    >>> from sklearn_dpgd.accounting import (
+    ...     PrivacyLedger, active_ledgers, recording_only)
+    >>> with PrivacyLedger() as outer:
+    ...     with recording_only(PrivacyLedger()) as scratch:
+    ...         active_ledgers() == (scratch,)
+    True
+    """
+    if not isinstance(ledger, PrivacyLedger):
+        raise TypeError(f"ledger must be a PrivacyLedger, got {type(ledger).__name__}.")
+    token = _ACTIVE_LEDGERS.set((ledger,))
+    try:
+        yield ledger
+    finally:
+        _ACTIVE_LEDGERS.reset(token)
 
 
 def _ledger_guard_state(state):

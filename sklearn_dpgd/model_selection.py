@@ -104,7 +104,6 @@ from ._public_size import resolve_public_size, split_count_budget
 from ._randomness import FIXED_SEED_MESSAGE, draw_seed, make_generator, spawn_seeds
 from ._sklearn_compat import HasMethods, Interval
 from .accounting import (
-    _ACTIVE_LEDGERS,
     EpsilonDeltaRecord,
     GaussianSteps,
     LedgerEntry,
@@ -114,6 +113,7 @@ from .accounting import (
     _ledger_guard_state,
     gdp_epsilon,
     gdp_mu,
+    recording_only,
 )
 from .exceptions import PrivacyLeakWarning
 from .linear_model import _NORMALIZED_STEP_LENGTH, _BaseDPLinearClassifier
@@ -625,16 +625,12 @@ class _BasePrivateSearch(
         scratch = PrivacyLedger()
         # Record into the search's own ledger only: the user's open ledgers were
         # charged for the whole search up front.
-        token = _ACTIVE_LEDGERS.set((scratch,))
-        try:
-            with warnings.catch_warnings():
-                # The search warned once for its fixed seed; not once per fit.
-                warnings.filterwarnings(
-                    "ignore", message=FIXED_SEED_MESSAGE, category=PrivacyLeakWarning
-                )
-                est.fit(X, y)
-        finally:
-            _ACTIVE_LEDGERS.reset(token)
+        with recording_only(scratch), warnings.catch_warnings():
+            # The search warned once for its fixed seed; not once per fit.
+            warnings.filterwarnings(
+                "ignore", message=FIXED_SEED_MESSAGE, category=PrivacyLeakWarning
+            )
+            est.fit(X, y)
         mu = _recorded_mu(scratch.entries, type(est).__name__)
         planned = gdp_mu(epsilon, float(self.delta))
         if mu > planned * (1.0 + _MU_TOLERANCE):

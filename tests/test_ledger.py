@@ -305,3 +305,24 @@ def test_charge_validation_and_repr():
     assert PrivacyLedger().epsilon(DELTA) == 0.0
     assert repr(ledger) == f"PrivacyLedger(epsilon=1.0, delta={DELTA!r}, entries=1)"
     assert len(ledger) == 1
+
+
+def test_active_ledgers_and_recording_only_are_public_and_scoped(data):
+    from sklearn_dpgd.accounting import active_ledgers, recording_only
+
+    X, y = data
+    assert active_ledgers() == ()
+    with PrivacyLedger() as outer, PrivacyLedger() as inner:
+        assert active_ledgers() == (outer, inner)
+        scratch = PrivacyLedger()
+        with recording_only(scratch) as got:
+            assert got is scratch and active_ledgers() == (scratch,)
+            DPLogisticRegression(epsilon=0.5, classes=[0, 1]).fit(X, y)
+        assert active_ledgers() == (outer, inner)
+    assert active_ledgers() == ()
+    # The fit inside the block went to the scratch ledger only.
+    assert len(scratch.entries) == 1
+    assert outer.entries == () and inner.entries == ()
+    with pytest.raises(TypeError, match="ledger"):
+        with recording_only("not a ledger"):
+            pass
