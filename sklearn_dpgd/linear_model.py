@@ -1055,8 +1055,9 @@ class DPLogisticRegression(_BaseDPLinearClassifier):
     Trains ``T`` full-batch steps of private gradient descent: per-example
     gradients (intercepts included) are clipped to L2 norm ``clip_norm``, summed,
     and Gaussian noise of std ``z_t * Delta`` is added to the sum before it is
-    divided by ``n_samples`` and the noiseless L2-penalty gradient is added (Hong,
-    Wang & Zhou, FAccT 2022, Algorithm 1).
+    divided by the public size ``m`` (``public_n_samples_``: under add/remove the
+    exact ``n_samples`` is private) and the noiseless L2-penalty gradient is added
+    (Hong, Wang & Zhou, FAccT 2022, Algorithm 1, with ``m`` for ``n``).
     Binary problems use the sigmoid loss ``log(1 + exp(-y m))``; more classes use the
     multinomial (softmax) loss, whose per-example gradient is
     ``(p_i - e_{y_i}) [x_i, 1]``. The noise multipliers ``z_t`` follow
