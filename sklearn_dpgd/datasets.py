@@ -931,6 +931,10 @@ def public_preprocessor(name):
     then covers the whole model. The ranges are wide (e.g. capital-gain in
     [-1, 99999]), so columns whose values crowd one end lose resolution:
     :func:`private_pipeline` estimates tighter bounds for 10% of its budget.
+    Sources of the schema: the category lists of ``adult.names`` (Kohavi & Becker,
+    UCI, 1996) and the attribute descriptions of the Bank Marketing data (Moro,
+    Cortez & Rita, Decision Support Systems 62, 2014), as in
+    :func:`private_pipeline`.
 
     Parameters
     ----------
