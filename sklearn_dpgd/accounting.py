@@ -1951,7 +1951,8 @@ def recording_only(ledger):
     inside: the caller must charge them for the whole block itself, before it
     reads data, with a guarantee that covers the block's mechanisms by
     composition (e.g. sequential composition, Dwork & Roth 2014, Thm 3.16, or
-    the GDP composition of Dong, Roth & Su 2022, Cor. 3.3). :class:`~sklearn_dpgd.model_selection.PrivateGridSearchCV` uses it
+    the GDP composition of Dong, Roth & Su 2022, Cor. 3.3).
+    :class:`~sklearn_dpgd.model_selection.PrivateGridSearchCV` uses it
     to collect each candidate's mechanisms in a scratch ledger after charging the
     user's ledgers once for the whole search.
 
