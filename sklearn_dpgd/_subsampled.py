@@ -874,7 +874,10 @@ def pld_plan_levels(noise_multipliers, sampling_rates, max_levels=None):
     the accountant), and an evaluation costs ``max_levels`` step PLDs instead of
     one per step. Every step gets at most the noise the plan gave it (see
     :func:`_rounded_levels` for where the cuts go: where rounding costs least
-    privacy); the plan is then rescaled to the budget as a whole.
+    privacy); the caller (:func:`calibrate_poisson_noise_multipliers`) then
+    rescales the rounded plan to the budget as a whole, so that the PLD
+    (Doroshenko et al., PETS 2022, connect-the-dots) of exactly these steps
+    spends it.
 
     Parameters
     ----------
@@ -895,7 +898,8 @@ def pld_plan_levels(noise_multipliers, sampling_rates, max_levels=None):
     Raises
     ------
     ValueError
-        If an input is invalid.
+        If a noise multiplier is not > 0, a sampling rate is outside (0, 1],
+        ``sampling_rates`` has the wrong length, or ``max_levels`` < 1.
     """
     z = _as_noise_multipliers(noise_multipliers, "noise_multipliers")
     q = _as_sampling_rates(sampling_rates, z.size)

@@ -849,7 +849,8 @@ def private_pipeline(name, *, epsilon, delta=1e-8, random_state=None):
         ``dplogisticregression``. ``fit(X, y)`` takes the raw DataFrame of shape
         (n_samples, 14) (Adult) or (n_samples, 32) (Bank) and the 0/1 labels;
         ``predict``, ``predict_proba``, ``score`` take raw DataFrames of the same
-        columns.
+        columns. The classifier sees 113 features (Adult) or 32 (Bank), a width
+        fixed by the public schema.
 
     Raises
     ------
@@ -857,7 +858,10 @@ def private_pipeline(name, *, epsilon, delta=1e-8, random_state=None):
         A ValueError (and TypeError) naming the parameter, if ``name`` is not
         ``"adult"`` or ``"bank"``, ``epsilon`` is not a positive finite number,
         ``delta`` is not in (0, 1), or ``random_state`` is not None, an int or a
-        RandomState.
+        RandomState. At ``fit``,
+        :class:`~sklearn_dpgd.exceptions.BudgetExhaustedError` if an open capped
+        :class:`~sklearn_dpgd.accounting.PrivacyLedger` cannot cover a step
+        (raised before that step reads data).
 
     See Also
     --------
