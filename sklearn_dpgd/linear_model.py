@@ -9,6 +9,12 @@ from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _losses
+from ._calibration import (
+    CALIBRATION_SHARE,
+    MIN_CALIBRATION_SIGNAL,
+    calibration_noise_multiplier,
+    temperature_scale,
+)
 from ._dask import check_fit_data, is_dask_collection, map_rows
 from ._errors import NotFittedAttributesMixin, refuse_sample_weight
 from ._oracle import PrivateGradientOracle
@@ -211,6 +217,17 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
             return 0.0
         return 1.0 / public_size
 
+    def _resolve_calibration(self, n_outputs, full_batch, signal):
+        """Whether this fit ends with private temperature scaling (``_calibration.py``).
+
+        ``signal`` is ``sqrt(CALIBRATION_SHARE) m mu``: the public size times
+        the calibration's GDP budget.
+
+        Only :class:`DPLogisticRegression` calibrates (its ``calibration``
+        parameter); the base class never does.
+        """
+        return False
+
     def _resolve_normalize_steps(self, n_outputs):
         """Whether "gd" takes normalised steps: the parameter, or binary for "auto"."""
         if self.normalize_steps != "auto":
@@ -322,6 +339,7 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
         random_state = None if self.secure_mode else self.random_state
         seed = draw_seed(random_state, owner=type(self).__name__)
         if self.solver == "snowball":
+            self._resolve_calibration(n_outputs, False, 0.0)  # refuses "temperature"
             return self._fit_snowball(X, y_index, n_outputs, initial, seed)
 
         self.schedule_ = self._resolve_schedule()
@@ -356,6 +374,13 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
         # From here on only the public size m is used; n_rows is never read again.
         m = self.public_n_samples_ = size.n_samples
         self._warn_weak_delta(m)
+        calibrate = self._resolve_calibration(
+            n_outputs,
+            not adaptive and self.batch_size is None,
+            math.sqrt(CALIBRATION_SHARE) * m * mu,
+        )
+        if calibrate:  # a public share of mu**2 (GDP composition) is set aside
+            mu_train = math.sqrt(mu_train**2 - CALIBRATION_SHARE * mu**2)
         self.alpha_ = self._resolve_alpha(m)
         normalized = self._resolve_normalize_steps(n_outputs)
         self.clip_norm_ = self._resolve_clip_norm(normalized, m, n_features, n_outputs)
@@ -369,7 +394,7 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
         # (adaptive runs charge the count to their own filter, which then stops
         # them within the whole budget).
         epsilon_train = float(self.epsilon)
-        if count and not adaptive:
+        if (count or calibrate) and not adaptive:
             epsilon_train = gdp_epsilon(mu_train, self.delta)
         context = ScheduleContext(
             epsilon=epsilon_train,
@@ -450,13 +475,29 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
             initial=initial,
             verbose=self.verbose,
         )
+        self.calibration_scale_ = None
+        if calibrate:
+            coef, intercept, self.calibration_scale_ = temperature_scale(
+                X,
+                y_index,
+                coef,
+                intercept,
+                sensitivity_factor=_SENSITIVITY_FACTOR[self.neighboring],
+                privacy_filter=privacy_filter,
+                rng=rng,
+                public_n_samples=m,
+                noise_multiplier=calibration_noise_multiplier(mu),
+            )
+        self.calibration_ = "temperature" if calibrate else None
 
         self._set_coef(coef, intercept, X.dtype, n_outputs)
         self.n_iter_ = n_iter
         self.learning_rates_ = learning_rates
-        # The count (if any) is the filter's first record: in ledger_, not in the
-        # per-step noise multipliers.
-        self.noise_multipliers_ = privacy_filter.noise_multipliers[int(count) :]
+        # The count (if any) is the filter's first record and the calibration's
+        # steps its last: in ledger_, not in the training steps' noise multipliers.
+        self.noise_multipliers_ = privacy_filter.noise_multipliers[
+            int(count) : int(count) + n_iter
+        ]
         self.ledger_ = privacy_filter.ledger
         # An adaptively chosen plan is recorded by the guarantee its filter
         # enforced (composing its steps as if fixed in advance would understate).
@@ -678,6 +719,7 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
             int(z_count is not None) :
         ]
         self.ledger_ = privacy_filter.ledger
+        self.calibration_, self.calibration_scale_ = None, None
         self.delta_ = float(self.delta)
         self.mu_ = None
         # The filter's guarantee, whatever the (data-dependent) realised spend.
@@ -716,6 +758,7 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
             self, guarantee, neighboring=self.neighboring
         )
         fit_snowball(self, X, y_index, n_outputs, seed=seed)
+        self.calibration_, self.calibration_scale_ = None, None
         ledger_charge.settle(guarantee)
         self._warn_weak_delta(self.public_n_samples_)
         return self
@@ -967,6 +1010,13 @@ _ATTRIBUTES = """\
         The clipping threshold used (``clip_norm`` with "auto" resolved).
     alpha_ : float
         The L2 penalty used (``alpha`` with "auto" resolved).
+    calibration_ : "temperature" or None
+        The calibration that ran (``calibration`` with "auto" resolved; always
+        None for :class:`DPHuberSVM`, which has no probabilities).
+    calibration_scale_ : float or None
+        The factor ``a`` of the private temperature scaling, already folded into
+        ``coef_`` and ``intercept_`` (they are ``a`` times the trained ones);
+        None without calibration. A private output like ``coef_``.
     learning_rates_ : ndarray of shape (`n_iter_`,)
         Step size of each update: the plan's (data-independent schedules and
         Snowball-SGD) or the privately chosen one (adaptive schedules).
@@ -1027,7 +1077,30 @@ _ALPHA_AUTO = """\
         Thakurta (FOCS 2014). "auto" is 0 where an analysis sizes the steps from
         ``alpha`` itself: ``solver="snowball"`` and
         :class:`~sklearn_dpgd.schedules.PURSchedule` (which would switch to its
-        strongly convex variant). The value used is ``alpha_``."""
+        strongly convex variant). The value used is ``alpha_``.
+    calibration : {"auto", "temperature"} or None, default="auto"
+        Private temperature scaling of the probabilities, the last stage of the
+        fit. Per-example clipping caps the pull of misclassified rows more than
+        that of well-classified ones, so the trained margins come out too large
+        and the probabilities over-confident, the more so the larger the rows'
+        norms over ``clip_norm`` (user guide, "Calibration under DP").
+        "temperature" fits one factor ``a`` of the margins ``s`` of the training
+        rows, the probabilities ``sigma(a s)`` (Guo, Pleiss, Sun & Weinberger,
+        ICML 2017, Sec. 4.2), by 100 further full-batch noisy gradient steps on
+        the one feature ``clip(s / 8, -1, 1)``, whose per-row gradient has norm at
+        most 1 (the sensitivity, doubled under replace-one), and multiplies
+        ``coef_`` and ``intercept_`` by ``a`` (kept in [0.05, 20]): predictions
+        do not change. It costs 2% of the fit's GDP ``mu**2``: the whole fit,
+        calibration included, is still ``(epsilon, delta)``-DP, and the
+        training steps get the other 98% (minus the count's share). "auto" is
+        "temperature" for binary full-batch fits (``batch_size=None``, a
+        data-independent ``schedule``, ``solver="gd"``) with
+        ``sqrt(0.02) * public_n_samples_ * mu >= 300`` (``mu = gdp_mu(epsilon,
+        delta)``; below it the stage's own noise costs more log-loss than it
+        saves), and None otherwise (multiclass, minibatch, adaptive and
+        snowball fits are not recalibrated). "temperature" where it is not
+        available raises a ValueError; None skips the stage and gives its
+        budget to the training steps. What ran is ``calibration_``."""
 
 _ALPHA_ZERO = """\
     alpha : float or "auto", default=0.0
@@ -1133,6 +1206,11 @@ class DPLogisticRegression(_BaseDPLinearClassifier):
     _horizon_factor = 4  # see auto_max_iter
     _gradient_horizon_factor = 4
 
+    _parameter_constraints = {
+        **_BaseDPLinearClassifier._parameter_constraints,
+        "calibration": [StrOptions({"auto", "temperature"}), None],
+    }
+
     def __init__(
         self,
         *,
@@ -1148,6 +1226,7 @@ class DPLogisticRegression(_BaseDPLinearClassifier):
         accountant="pld",
         clip_norm="auto",
         alpha="auto",
+        calibration="auto",
         fit_intercept=True,
         neighboring="add_remove",
         public_n_samples=None,
@@ -1170,6 +1249,7 @@ class DPLogisticRegression(_BaseDPLinearClassifier):
         self.accountant = accountant
         self.clip_norm = clip_norm
         self.alpha = alpha
+        self.calibration = calibration
         self.fit_intercept = fit_intercept
         self.neighboring = neighboring
         self.public_n_samples = public_n_samples
@@ -1179,6 +1259,18 @@ class DPLogisticRegression(_BaseDPLinearClassifier):
         self.random_state = random_state
         self.secure_mode = secure_mode
         self.verbose = verbose
+
+    def _resolve_calibration(self, n_outputs, full_batch, signal):
+        available = n_outputs == 1 and full_batch
+        if self.calibration == "temperature" and not available:
+            raise ValueError(
+                "calibration='temperature' needs a binary problem and a full-batch fit "
+                "with a data-independent schedule (batch_size=None, solver='gd'); "
+                "use calibration='auto' or None here."
+            )
+        if self.calibration == "auto":
+            return available and signal >= MIN_CALIBRATION_SIGNAL
+        return available and self.calibration is not None
 
     def predict_proba(self, X):
         """Probability estimates: sigmoid (binary) or softmax (multiclass).

@@ -1,4 +1,7 @@
-"""The default L2 penalty (alpha="auto"): calibrated probabilities, privately."""
+"""Calibrated probabilities, privately: the default L2 penalty (alpha="auto") and
+the temperature scaling that ends a binary fit (calibration="auto")."""
+
+import math
 
 import numpy as np
 import pytest
@@ -6,6 +9,22 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import log_loss
 
 from sklearn_dpgd import DPHuberSVM, DPLogisticRegression
+from sklearn_dpgd._calibration import (
+    CALIBRATION_SHARE,
+    MARGIN_SCALE,
+    N_STEPS,
+    calibration_noise_multiplier,
+    temperature_scale,
+)
+from sklearn_dpgd._public_size import SENSITIVITY_FACTOR
+from sklearn_dpgd._solver import noisy_gradient_descent
+from sklearn_dpgd.accounting import (
+    GaussianPrivacyFilter,
+    GaussianSteps,
+    gdp_mu,
+    gdp_mu_from_noise_multipliers,
+)
+from sklearn_dpgd.exceptions import BudgetExhaustedError
 from sklearn_dpgd.schedules import PURSchedule
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
@@ -105,3 +124,201 @@ def test_alpha_validation(data):
         DPLogisticRegression(alpha="big", classes=[0, 1]).fit(X, y)
     with pytest.raises(ValueError, match="alpha"):
         DPLogisticRegression(alpha=-1.0, classes=[0, 1]).fit(X, y)
+
+
+# --- Temperature scaling (sklearn_dpgd._calibration) --------------------------------
+
+N_WIDE = 20000
+
+
+@pytest.fixture(scope="module")
+def wide_rows():
+    """Logistic data on rows of norm about 3.3, over the default clip_norm of 1.
+
+    Clipping then caps the pull of misclassified rows: the uncalibrated margins
+    come out about twice too large (the over-confidence of StandardScaler rows).
+    """
+    rng = np.random.default_rng(1)
+    n = 2 * N_WIDE
+    X = rng.normal(size=(n, 10))
+    y = (X @ np.linspace(-0.6, 0.6, 10) + rng.logistic(size=n) > 0).astype(int)
+    return X[:N_WIDE], y[:N_WIDE], X[N_WIDE:], y[N_WIDE:]
+
+
+def _wide_fit(X, y, seed=0, **params):
+    params = {"epsilon": 4.0, "public_n_samples": N_WIDE, **params}
+    return DPLogisticRegression(classes=[0, 1], random_state=seed, **params).fit(X, y)
+
+
+def test_temperature_restores_log_loss_on_wide_rows(wide_rows):
+    X, y, X_test, y_test = wide_rows
+    reference = log_loss(y_test, LogisticRegression().fit(X, y).predict_proba(X_test))
+    calibrated = _wide_fit(X, y)
+    raw = _wide_fit(X, y, calibration=None)
+    assert calibrated.calibration_ == "temperature"
+    assert raw.calibration_ is None and raw.calibration_scale_ is None
+    calibrated_loss = log_loss(y_test, calibrated.predict_proba(X_test))
+    # Uncalibrated: 11% above scikit-learn's; calibrated: within 2%.
+    assert log_loss(y_test, raw.predict_proba(X_test)) > 1.08 * reference
+    assert calibrated_loss <= 1.03 * reference
+    assert 0.3 < calibrated.calibration_scale_ < 0.8
+
+
+def test_temperature_spends_its_share_and_no_more(wide_rows):
+    X, y, _, _ = wide_rows
+    clf = _wide_fit(X, y)
+    mu = gdp_mu(4.0, 1e-8)
+    z_cal = calibration_noise_multiplier(mu)
+    # The last record is the calibration: N_STEPS steps worth sqrt(0.02) mu.
+    assert clf.ledger_[-1] == GaussianSteps(z_cal, count=N_STEPS)
+    assert math.sqrt(N_STEPS) / z_cal == pytest.approx(
+        math.sqrt(CALIBRATION_SHARE) * mu, rel=1e-12
+    )
+    # The training steps got the rest, and the whole fit is mu-GDP.
+    train_mu = gdp_mu_from_noise_multipliers(clf.noise_multipliers_)
+    assert train_mu == pytest.approx(math.sqrt(1 - CALIBRATION_SHARE) * mu, rel=1e-6)
+    assert clf.noise_multipliers_.shape == (clf.n_iter_,)
+    assert clf.mu_ == pytest.approx(mu, rel=1e-9) and clf.mu_ <= mu
+    assert clf.epsilon_ <= 4.0
+
+
+class _ConstantGradient:
+    """A stand-in oracle whose every noisy gradient is the same constant."""
+
+    n_samples, n_features, n_outputs = 1, 1, 1
+
+    def __init__(self, value):
+        self.value = value
+
+    def noisy_gradient(self, W, b, noise_multiplier):
+        return np.array([[self.value, 0.0]])
+
+
+class _Ones:
+    """A generator whose standard normal draws are all 1."""
+
+    def standard_normal(self, shape):
+        return np.ones(shape)
+
+
+@pytest.mark.parametrize("neighboring, factor", [("add_remove", 1), ("replace", 2)])
+def test_temperature_noise_has_the_stated_sensitivity(neighboring, factor):
+    # With coef = 0 every u_i is 0: the gradient sums are exactly 0 and each step's
+    # noisy mean gradient is z * Delta * xi / m, here with xi = 1. The solver is
+    # linear in its gradients, so the displacement of a is that constant times the
+    # displacement a constant gradient of 1 gives. Delta is 1 under add/remove and
+    # 2 under replace-one; a missing or extra factor of 2 fails.
+    m, z = 1000, 0.2
+    X = np.random.default_rng(0).normal(size=(m, 4))
+    y = np.arange(m) % 2
+    coef, intercept, a = temperature_scale(
+        X,
+        y,
+        np.zeros((1, 4)),
+        np.zeros(1),
+        sensitivity_factor=SENSITIVITY_FACTOR[neighboring],
+        privacy_filter=GaussianPrivacyFilter(1e6),
+        rng=_Ones(),
+        public_n_samples=m,
+        noise_multiplier=z,
+    )
+    w_unit, _, _ = noisy_gradient_descent(
+        _ConstantGradient(1.0),
+        noise_multipliers=np.full(N_STEPS, z),
+        learning_rates=np.full(N_STEPS, 2.0),
+        alpha=0.0,
+        momentum=0.9,
+        average=0.5,
+        initial=np.array([[MARGIN_SCALE, 0.0]]),
+    )
+    unit_shift = (w_unit[0, 0] - MARGIN_SCALE) / MARGIN_SCALE
+    assert a - 1.0 == pytest.approx(factor * z / m * unit_shift, rel=1e-9)
+    assert np.all(coef == 0.0) and np.all(intercept == 0.0)
+
+
+def test_temperature_keeps_predictions_and_scales_the_model():
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(500, 3))
+    y = (X[:, 0] > 0).astype(int)
+    coef, intercept = np.array([[2.0, -1.0, 0.5]]), np.array([0.3])
+    new_coef, new_intercept, a = temperature_scale(
+        X,
+        y,
+        coef,
+        intercept,
+        sensitivity_factor=1,
+        privacy_filter=GaussianPrivacyFilter(1e6),
+        rng=np.random.default_rng(0),
+        public_n_samples=500,
+        noise_multiplier=1e-3,
+    )
+    assert 0.05 <= a <= 20.0
+    np.testing.assert_allclose(new_coef, a * coef, rtol=1e-15)
+    np.testing.assert_allclose(new_intercept, a * intercept, rtol=1e-15)
+    before = np.sign(X @ coef.T + intercept)
+    assert np.array_equal(np.sign(X @ new_coef.T + new_intercept), before)
+
+
+def test_temperature_charges_before_it_reads():
+    # A filter with no budget left refuses the first step: nothing is computed.
+    spent = GaussianPrivacyFilter(1.0)
+    spent.charge(1.0)
+    with pytest.raises(BudgetExhaustedError):
+        temperature_scale(
+            np.ones((10, 2)),
+            np.arange(10) % 2,
+            np.ones((1, 2)),
+            np.zeros(1),
+            sensitivity_factor=1,
+            privacy_filter=spent,
+            rng=np.random.default_rng(0),
+            public_n_samples=10,
+            noise_multiplier=1.0,
+        )
+    assert spent.noise_multipliers.shape == (1,)
+
+
+def test_auto_calibration_where_it_runs(wide_rows):
+    X, y, _, _ = wide_rows
+    # sqrt(0.02) * m * mu below 300: the stage's noise would cost more than it saves.
+    small = _wide_fit(X[:2000], y[:2000], epsilon=1.0, public_n_samples=2000)
+    assert small.calibration_ is None and small.calibration_scale_ is None
+    forced = _wide_fit(
+        X[:2000],
+        y[:2000],
+        epsilon=1.0,
+        public_n_samples=2000,
+        calibration="temperature",
+    )
+    assert forced.calibration_ == "temperature"
+    assert _wide_fit(X, y, batch_size=2000, max_iter=20).calibration_ is None
+    three = np.arange(N_WIDE) % 3
+    multiclass = DPLogisticRegression(
+        epsilon=4.0, classes=[0, 1, 2], public_n_samples=N_WIDE, max_iter=20
+    ).fit(X, three)
+    assert multiclass.calibration_ is None
+    svm = DPHuberSVM(classes=[0, 1], public_n_samples=N_WIDE, max_iter=20).fit(X, y)
+    assert svm.calibration_ is None and svm.calibration_scale_ is None
+
+
+@pytest.mark.parametrize(
+    "params",
+    [{"batch_size": 100}, {"solver": "snowball"}, {"classes": [0, 1, 2]}],
+)
+def test_forced_temperature_where_unavailable_raises(params):
+    X = np.random.default_rng(0).normal(size=(300, 3))
+    y = np.arange(300) % 2
+    clf = DPLogisticRegression(
+        calibration="temperature", **{"classes": [0, 1], **params}
+    )
+    with pytest.raises(ValueError, match="calibration='temperature'"):
+        clf.fit(X, y)
+
+
+@pytest.mark.parametrize("value", ["sigmoid", "isotonic", 1, True])
+def test_calibration_validation(value):
+    X = np.random.default_rng(0).normal(size=(50, 3))
+    with pytest.raises(ValueError, match="calibration"):
+        DPLogisticRegression(calibration=value, classes=[0, 1]).fit(
+            X, np.arange(50) % 2
+        )
