@@ -1,9 +1,10 @@
 """Calibration of DPLogisticRegression's probabilities next to scikit-learn's.
 
     python benchmarks/bench_calibration.py [--data-home DIR] [--seeds 3]
-        [--epsilons 0.1 1 4] [--alpha auto]
+        [--epsilons 0.1 1 4] [--alpha auto] [--calibration auto]
     python benchmarks/bench_calibration.py --holdout [--seeds 3]
     python benchmarks/bench_calibration.py --generalisation [--seeds 3]
+    python benchmarks/bench_calibration.py --temperature [--seeds 5]
 
 Adult's standard split, delta = 1e-8, ``classes=[0, 1]``, every other parameter
 at its default (``--alpha 0`` reproduces the former default without a penalty).
@@ -27,6 +28,16 @@ the seeds, next to scikit-learn's ``LogisticRegression()`` (C = 1).
 defaults are set: 80/20 holdouts of Adult's and Bank's *training* splits (never
 their test splits), unit-norm rows, accuracy and log-loss with ``alpha="auto"``
 and ``alpha=0`` at epsilon 0.4 and 1.6.
+
+``--calibration none`` turns off the temperature scaling that ends binary fits
+(the former default; ``temperature`` forces it where "auto" would skip it).
+
+``--temperature`` prints the evidence for when ``calibration="auto"`` scales:
+binary tasks of various sizes (breast cancer; synthetic ``make_classification``
+tasks of 2,000, 10,000 and 20,000 rows), standardised or unit-norm rows, 80/20
+splits, delta = 1e-5, epsilon 1 and 4: accuracy / log-loss with the stage forced
+on, off, and as "auto" decides, next to the signal ``sqrt(0.02) m mu`` that
+"auto" compares with 300.
 
 ``--generalisation`` prints the same comparison on the data sets of
 ``bench_accuracy.py``'s generalisation check (breast cancer, digits, a 3-class
@@ -54,6 +65,8 @@ from sklearn.preprocessing import (
 )
 
 from sklearn_dpgd import DPLogisticRegression
+from sklearn_dpgd._calibration import CALIBRATION_SHARE
+from sklearn_dpgd.accounting import gdp_mu
 from sklearn_dpgd.datasets import load_benchmark_split, paper_preprocessor
 
 N_BINS = 15
@@ -157,6 +170,76 @@ def holdout(data_home, seeds):
             print(f"| {dataset} | {eps:g} | " + " | ".join(cells) + " |", flush=True)
 
 
+def temperature_study(seeds):
+    """Accuracy / log-loss with the temperature stage on, off and "auto"."""
+    print(
+        f"\n### Temperature scaling on binary tasks (delta=1e-5, {seeds} seeds; "
+        "test accuracy / log-loss)\n"
+    )
+    print(
+        '| data | rows | eps | sqrt(0.02) m mu | "auto" ran | "temperature" | '
+        "None | LogisticRegression() |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
+    tasks = [("breast cancer", load_breast_cancer(return_X_y=True))]
+    for n in (2000, 10000, 20000):
+        tasks.append(
+            (
+                f"synthetic {n:,}",
+                make_classification(n, 20, n_informative=5, random_state=0),
+            )
+        )
+    recipes = {
+        "standardised": StandardScaler,
+        "unit-norm": lambda: make_pipeline(MinMaxScaler(clip=True), Normalizer()),
+    }
+    for name, (X, y) in tasks:
+        X_train, X_test, y_train, y_test = train_test_split(
+            X, y, test_size=0.2, stratify=y, random_state=0
+        )
+        for recipe, make_preprocessor in recipes.items():
+            pre = make_preprocessor().fit(X_train)
+            X_fit, X_val = (
+                np.ascontiguousarray(pre.transform(X_train)),
+                pre.transform(X_test),
+            )
+            ref = LogisticRegression(max_iter=5000).fit(X_fit, y_train)
+            ref_cell = (
+                f"{ref.score(X_val, y_test):.4f} / "
+                f"{log_loss(y_test, ref.predict_proba(X_val)):.4f}"
+            )
+            for eps in (1.0, 4.0):
+                cells, ran = [], None
+                for calibration in ("temperature", None, "auto"):
+                    fits = [
+                        DPLogisticRegression(
+                            epsilon=eps,
+                            delta=1e-5,
+                            classes=[0, 1],
+                            calibration=calibration,
+                            random_state=seed,
+                        ).fit(X_fit, y_train)
+                        for seed in range(seeds)
+                    ]
+                    acc = np.mean([f.score(X_val, y_test) for f in fits])
+                    loss = np.mean(
+                        [log_loss(y_test, f.predict_proba(X_val)) for f in fits]
+                    )
+                    cells.append(f"{acc:.4f} / {loss:.4f}")
+                    if calibration == "auto":
+                        ran = sum(f.calibration_ is not None for f in fits)
+                signal = (
+                    np.sqrt(CALIBRATION_SHARE)
+                    * fits[0].public_n_samples_
+                    * gdp_mu(eps, 1e-5)
+                )
+                print(
+                    f"| {name} | {recipe} | {eps:g} | {signal:.0f} | "
+                    f"{ran}/{seeds} | {cells[0]} | {cells[1]} | {ref_cell} |",
+                    flush=True,
+                )
+
+
 def generalisation(seeds):
     """Accuracy / log-loss with and without the penalty on other data sets."""
     print(
@@ -229,6 +312,17 @@ def main():
         help='alpha of DPLogisticRegression ("auto", the default, or a number)',
     )
     parser.add_argument(
+        "--calibration",
+        default="auto",
+        choices=["auto", "temperature", "none"],
+        help="calibration of DPLogisticRegression (default: auto)",
+    )
+    parser.add_argument(
+        "--temperature",
+        action="store_true",
+        help="only when the temperature stage pays, on binary tasks of various sizes",
+    )
+    parser.add_argument(
         "--holdout",
         action="store_true",
         help="only the cost of the penalty on holdouts of the training splits",
@@ -239,6 +333,10 @@ def main():
         help="only the penalty's effect on breast cancer, digits and a synthetic set",
     )
     args = parser.parse_args()
+    if args.temperature:
+        warnings.simplefilter("ignore", category=UserWarning)
+        temperature_study(args.seeds)
+        return
     if args.generalisation:
         warnings.simplefilter("ignore", category=UserWarning)
         generalisation(args.seeds)
@@ -248,6 +346,7 @@ def main():
         holdout(args.data_home, args.seeds)
         return
     alpha = args.alpha if args.alpha == "auto" else float(args.alpha)
+    calibration = None if args.calibration == "none" else args.calibration
     warnings.simplefilter("ignore", category=UserWarning)
     X_train, X_test, y_train, y_test = load_benchmark_split("adult", args.data_home)
     y_train, y_test = y_train.to_numpy(), y_test.to_numpy()
@@ -257,7 +356,7 @@ def main():
         Xt = pre.transform(X_test)
         print(
             f"\n### Adult, {recipe} rows (delta=1e-8, {args.seeds} seeds, "
-            f"alpha={args.alpha})\n"
+            f"alpha={args.alpha}, calibration={args.calibration})\n"
         )
         print(
             "| model | accuracy | log-loss | ECE | p<1e-3 or >1-1e-3 | max abs coef |"
@@ -277,6 +376,7 @@ def main():
                             delta=1e-8,
                             classes=[0, 1],
                             alpha=alpha,
+                            calibration=calibration,
                             random_state=seed,
                         ).fit(Xf, y_train),
                         Xt,
