@@ -367,11 +367,19 @@ def _classifier(estimator):
 
 
 def _coefficients(estimator):
-    """``coef_`` of an estimator, a pipeline's last step or a search's winner."""
+    """The trained ``coef_`` of an estimator, a pipeline's last step or a search's
+    winner.
+
+    A binary :class:`~sklearn_dpgd.DPLogisticRegression` fit ends with a private
+    temperature scaling that multiplies ``coef_`` by ``calibration_scale_``; both
+    are released, so dividing it out (post-processing) gives the coefficients the
+    training steps produced, whose canary coordinate the statistic reads.
+    """
     estimator = _classifier(estimator)[1]
-    if hasattr(estimator, "coef_"):
-        return np.atleast_2d(estimator.coef_)
-    return np.atleast_2d(estimator.best_estimator_.coef_)
+    if not hasattr(estimator, "coef_"):
+        estimator = estimator.best_estimator_
+    scale = getattr(estimator, "calibration_scale_", None)
+    return np.atleast_2d(estimator.coef_) / (1.0 if scale is None else scale)
 
 
 def _canary_statistic(column, row, start):
@@ -559,8 +567,10 @@ def audit(
         ``statistic``).
     statistic : "auto" or callable, default="auto"
         ``"auto"``: the fitted coefficient of the canary's column (of its class's
-        row for multiclass) minus its start. A callable maps a fitted estimator to
-        a float.
+        row for multiclass) minus its start; after a temperature scaling
+        (``calibration_scale_`` of ``DPLogisticRegression``) the coefficient
+        divided by that released factor, i.e. the training steps' coefficient.
+        A callable maps a fitted estimator to a float.
     n_trials : int, default=1000
         Fits in each world (``2 * n_trials`` fits in all), at least 20.
     delta : float, default=None

@@ -159,6 +159,18 @@ def test_pipeline_passes_the_start_to_its_last_step():
     assert np.all(np.abs(result.statistics_without) < 5.0)
 
 
+def test_statistic_reads_the_trained_coefficient_of_a_calibrated_fit():
+    # The temperature stage multiplies coef_ by calibration_scale_ (about 1, not
+    # exactly): read raw, the canary coordinate would move by (a - 1) * start,
+    # hundreds of thousands, and drown the training steps' shift.
+    X, y = _data()
+    est = DPLogisticRegression(**{**_LINEAR, "calibration": "temperature"})
+    result = audit(est, X, y, n_trials=20, progress=False)
+    assert np.all(np.abs(result.statistics_without) < 5.0)
+    assert np.all(np.abs(result.statistics_with) < 5.0)
+    assert result.mu_claimed == pytest.approx(gdp_mu(12.0, 1e-5), rel=1e-6)
+
+
 def test_the_start_keeps_the_canary_gradient_clipped():
     # Without a start the canary fits itself (its clipped gradient fades) and the
     # default normalised heavy-ball fit hides part of the claim from the audit;
