@@ -17,7 +17,7 @@ Mechanism
 ---------
 1. ``rho`` such that ``(alpha, alpha rho^2 / 2)``-RDP for all orders converts to
    ``(epsilon, delta)``-DP (the RDP-to-DP conversion of
-   :func:`sklearn_dpgd._subsampled.rdp_epsilon`; Canonne, Kamath & Steinke, "The
+   :func:`sklearn_dpgd.accounting.rdp_epsilon`; Canonne, Kamath & Steinke, "The
    Discrete Gaussian for Differential Privacy", NeurIPS 2020). Amplification by
    iteration bounds Rényi divergences only, so the exact GDP conversion of the GD
    path does not apply here.
@@ -116,8 +116,13 @@ from ._public_size import (
     resolve_public_size,
 )
 from ._randomness import make_generator, spawn_seeds
-from ._subsampled import DEFAULT_ORDERS, rdp_epsilon
-from .accounting import AmplifiedIterationFilter, GaussianSteps, SnowballSteps
+from .accounting import (
+    DEFAULT_ORDERS,
+    AmplifiedIterationFilter,
+    GaussianSteps,
+    SnowballSteps,
+    rdp_epsilon,
+)
 
 # Sensitivity of a step's gradient sum in units of L, under both relations: the
 # batches have fixed public sizes, so an added row takes another row's place

@@ -27,15 +27,10 @@ from ._randomness import draw_seed, make_generator
 from ._sklearn_compat import Interval, StrOptions
 from ._snowball import fit_snowball
 from ._solver import noisy_gradient_descent
-from ._subsampled import (
-    DEFAULT_ORDERS,
-    pld_plan_levels,
-    poisson_gaussian_rdp,
-    scale_to_budget,
-)
 from ._validation import validate_fit_data
 from ._warnings import warn_once
 from .accounting import (
+    DEFAULT_ORDERS,
     EpsilonDeltaRecord,
     GaussianPrivacyFilter,
     GaussianSteps,
@@ -47,6 +42,9 @@ from .accounting import (
     best_filter_order,
     gdp_epsilon,
     gdp_mu,
+    pld_plan_levels,
+    poisson_gaussian_rdp,
+    scale_to_budget,
 )
 from .exceptions import WeakPrivacyWarning
 from .schedules import (
@@ -613,7 +611,7 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
         the count included (public work only: nothing has been read but the noisy
         count). A calibrated profile is rescaled by the one common factor that
         spends ``budget`` (to ``rtol`` relative, never more:
-        :func:`~sklearn_dpgd._subsampled.scale_to_budget`); a plan whose levels
+        :func:`~sklearn_dpgd.accounting.scale_to_budget`); a plan whose levels
         are absolute and whose length the budget sets (``PURSchedule``) keeps its
         longest prefix that fits (bisection: the spend grows with the prefix).
 

@@ -31,12 +31,8 @@ from numbers import Integral, Real
 import numpy as np
 
 from ._adaptive import dp_agd, dp_blsgd
-from ._subsampled import (
-    DEFAULT_ORDERS,
-    calibrate_poisson_noise_multipliers,
-    poisson_gaussian_epsilon,
-)
 from .accounting import (
+    DEFAULT_ORDERS,
     GaussianSteps,
     NoisyMaxSteps,
     RenyiPrivacyFilter,
@@ -44,7 +40,9 @@ from .accounting import (
     _record_rdp,
     best_filter_order,
     calibrate_noise_multipliers,
+    calibrate_poisson_noise_multipliers,
     gdp_mu,
+    poisson_gaussian_epsilon,
 )
 
 __all__ = [
@@ -204,7 +202,7 @@ class ScheduleContext:
         pessimistic PLD epsilon of the run (Doroshenko et al. 2022), started from
         the root for the RDP of the subsampled Gaussian (Mironov, Talwar & Zhang
         2019); see
-        :func:`~sklearn_dpgd._subsampled.calibrate_poisson_noise_multipliers`.
+        :func:`~sklearn_dpgd.accounting.calibrate_poisson_noise_multipliers`.
 
         Parameters
         ----------

@@ -17,14 +17,15 @@ from sklearn.datasets import make_classification
 from sklearn.preprocessing import Normalizer
 
 from sklearn_dpgd import DPLogisticRegression
-from sklearn_dpgd._subsampled import DEFAULT_ORDERS, rdp_epsilon
 from sklearn_dpgd.accounting import (
+    DEFAULT_ORDERS,
     EpsilonDeltaRecord,
     GaussianSteps,
     SparseVectorSteps,
     gdp_mu,
     poisson_amplified_rdp,
     pure_dp_rdp,
+    rdp_epsilon,
     sparse_vector_rdp,
 )
 from sklearn_dpgd.exceptions import PrivacyLeakWarning

@@ -11,21 +11,16 @@ from dp_accounting import NeighboringRelation
 from dp_accounting.pld import common
 from dp_accounting.pld import privacy_loss_distribution as pld_lib
 
-from sklearn_dpgd import DPLogisticRegression, _pld
-from sklearn_dpgd import _subsampled as sub
-from sklearn_dpgd._subsampled import (
+from sklearn_dpgd import DPLogisticRegression
+from sklearn_dpgd.accounting import EpsilonDeltaRecord, GaussianSteps, LedgerEntry, _pld
+from sklearn_dpgd.accounting import _subsampled_rdp as sub
+from sklearn_dpgd.accounting._compose import _LEDGER_PLD_STEP, _pld_compose
+from sklearn_dpgd.accounting._records import _expand_ledger
+from sklearn_dpgd.accounting._subsampled import (
     calibrate_poisson_noise_multipliers,
     pld_epsilon,
     pld_grid_step,
     pld_plan_levels,
-)
-from sklearn_dpgd.accounting import (
-    _LEDGER_PLD_STEP,
-    EpsilonDeltaRecord,
-    GaussianSteps,
-    LedgerEntry,
-    _expand_ledger,
-    _pld_compose,
 )
 from sklearn_dpgd.schedules import ExponentialDecaySchedule
 

@@ -15,7 +15,6 @@ from sklearn_dpgd import (
     PrivacyLeakWarning,
     PURSchedule,
 )
-from sklearn_dpgd._subsampled import pld_epsilon, pld_grid_step, scale_to_budget
 from sklearn_dpgd.accounting import (
     GaussianSteps,
     PldPrivacyFilter,
@@ -24,6 +23,9 @@ from sklearn_dpgd.accounting import (
     _expand_ledger,
     compress_ledger,
     ledger_epsilon,
+    pld_epsilon,
+    pld_grid_step,
+    scale_to_budget,
 )
 from sklearn_dpgd.linear_model import _fixed_order_filter
 

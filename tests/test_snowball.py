@@ -24,8 +24,8 @@ from sklearn_dpgd._snowball import (
     snowball_batch_sizes,
     snowball_rho,
 )
-from sklearn_dpgd._subsampled import DEFAULT_ORDERS
 from sklearn_dpgd.accounting import (
+    DEFAULT_ORDERS,
     AmplifiedIterationFilter,
     GaussianSteps,
     SnowballSteps,
@@ -282,7 +282,7 @@ def test_snowball_rejects_bad_parameters(params, match):
 def test_snowball_batch_sizes_and_rho_helpers():
     rho = snowball_rho(1.0, 1e-8)
     orders = np.asarray(DEFAULT_ORDERS)
-    from sklearn_dpgd._subsampled import rdp_epsilon
+    from sklearn_dpgd.accounting import rdp_epsilon
 
     assert rdp_epsilon(0.5 * orders * rho**2, orders, 1e-8) <= 1.0
     assert rdp_epsilon(0.5 * orders * (rho * 1.001) ** 2, orders, 1e-8) > 1.0

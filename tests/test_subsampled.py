@@ -5,19 +5,21 @@ import time
 import numpy as np
 import pytest
 
-from sklearn_dpgd._subsampled import (
+from sklearn_dpgd.accounting import (
     DEFAULT_ORDERS,
-    _closed_form_log_a,
-    _group_steps,
-    _interpolated_log_a,
-    _min_epsilon,
-    _quadrature_log_a,
     calibrate_poisson_noise_multipliers,
     pld_epsilon,
     pld_grid_step,
     poisson_gaussian_epsilon,
     poisson_gaussian_rdp,
     rdp_epsilon,
+)
+from sklearn_dpgd.accounting._subsampled_rdp import (
+    _closed_form_log_a,
+    _group_steps,
+    _interpolated_log_a,
+    _min_epsilon,
+    _quadrature_log_a,
 )
 
 INTEGER_ORDERS = DEFAULT_ORDERS[(DEFAULT_ORDERS == np.floor(DEFAULT_ORDERS))]
@@ -249,7 +251,7 @@ def test_branch_and_bound_evaluates_few_orders():
     z, q = 3.0 * 0.998 ** np.arange(1000), 0.01
     zg, qg, counts = _group_steps(z, np.full(z.size, q))
     evaluated = []
-    import sklearn_dpgd._subsampled as mod
+    import sklearn_dpgd.accounting._subsampled_rdp as mod
 
     original = mod._step_rdp
 
@@ -373,7 +375,7 @@ def test_rdp_is_an_upper_bound_on_pld(delta):
 def test_pld_matches_an_ungrouped_dp_accounting_composition():
     import dp_accounting
 
-    import sklearn_dpgd._subsampled as mod
+    import sklearn_dpgd.accounting._subsampled as mod
 
     z = np.repeat([2.0, 1.2, 0.9], [5, 10, 15])
     q = np.repeat([0.05, 0.05, 0.02], [5, 10, 15])
