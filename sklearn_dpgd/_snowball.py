@@ -325,7 +325,7 @@ def fit_snowball(estimator, X, y_index, n_outputs, *, seed):
         # rho_c^2 + rho_train^2 = rho^2; the factor leaves room for rounding so
         # that the composed curve is not refused for one ulp.
         rho_train = rho * math.sqrt(1.0 - COUNT_SHARE) * (1.0 - 1e-9)
-        privacy_filter.charge_before(GaussianSteps(count_z))  # before the count
+        privacy_filter.charge(GaussianSteps(count_z))  # before the count
     size = resolve_public_size(
         n,
         neighboring=estimator.neighboring,
@@ -376,7 +376,7 @@ def fit_snowball(estimator, X, y_index, n_outputs, *, seed):
             start += b
             # The oracle divides by len(rows) == b, the public planned size: an
             # empty slot is the zero row, which adds nothing to the sum.
-            grad = oracle.noisy_batch_gradient(theta, zeros, rows, z)[:, :width]
+            grad = oracle.noisy_batch_gradient(theta, zeros, rows, z, eta)[:, :width]
             grad[:, :d] += alpha * theta[:, :d]
             theta -= eta * grad
             norm = np.linalg.norm(theta)

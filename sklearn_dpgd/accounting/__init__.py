@@ -29,7 +29,8 @@ here:
 * ``_subsampled``: epsilon and noise calibration of subsampled runs, by RDP or PLD.
 * ``_records``: the frozen records of what ran (:class:`GaussianSteps`, ...).
 * ``_compose``: composition of records into one epsilon (:func:`ledger_epsilon`).
-* ``_filters``: the privacy filters, one ``charge(record)`` protocol.
+* ``_filters``: the privacy filters, one ``charge(record)`` protocol;
+  ``_amplified_filter``: the filter of Snowball-SGD (amplification by iteration).
 * ``_ledger``: :class:`PrivacyLedger` and the ledgers a fit records into.
 
 What dp-accounting is used for: the package computes the subsampled-Gaussian RDP
@@ -52,15 +53,17 @@ Smith, J., Thakurta, A. (2022). Fully adaptive composition for Gaussian differen
 privacy. arXiv:2210.17520.
 """
 
+import warnings
+
+from ._amplified_filter import AmplifiedIterationFilter
 from ._compose import _compose_entries as _compose_entries
 from ._compose import _exact_compose as _exact_compose
 from ._compose import ledger_epsilon
 from ._filters import (
-    AmplifiedIterationFilter,
+    FixedOrderRenyiFilter,
     GaussianPrivacyFilter,
+    PlannedStepsRdpFilter,
     PldPrivacyFilter,
-    RdpPrivacyFilter,
-    RenyiPrivacyFilter,
     best_filter_order,
 )
 from ._gdp import (
@@ -135,8 +138,8 @@ __all__ = [
     "NoisyMaxSteps",
     "PrivacyLedger",
     "PldPrivacyFilter",
-    "RdpPrivacyFilter",
-    "RenyiPrivacyFilter",
+    "PlannedStepsRdpFilter",
+    "FixedOrderRenyiFilter",
     "SnowballSteps",
     "SparseVectorSteps",
     "active_ledgers",
@@ -155,3 +158,22 @@ __all__ = [
     "gdp_to_zcdp",
     "zcdp_epsilon",
 ]
+
+# Old names of two filters, kept for one release: importing them warns.
+_DEPRECATED = {
+    "RdpPrivacyFilter": PlannedStepsRdpFilter,
+    "RenyiPrivacyFilter": FixedOrderRenyiFilter,
+}
+
+
+def __getattr__(name):
+    if name in _DEPRECATED:
+        new = _DEPRECATED[name]
+        warnings.warn(
+            f"sklearn_dpgd.accounting.{name} is deprecated and will be removed in "
+            f"the next release; use {new.__name__} (the same class).",
+            FutureWarning,
+            stacklevel=2,
+        )
+        return new
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -14,21 +14,24 @@ called *before* it reads data; it either records the mechanism or raises
 * :class:`FixedOrderRenyiFilter`: any mix of Gaussian, sparse-vector and
   report-noisy-max mechanisms chosen adaptively, at one Rényi order fixed in
   advance (Feldman & Zrnic, NeurIPS 2021, Thm 3.1).
-* :class:`AmplifiedIterationFilter`: a Snowball-SGD plan, approved as a whole
+* :class:`~sklearn_dpgd.accounting.AmplifiedIterationFilter`
+  (:mod:`._amplified_filter`): a Snowball-SGD plan, approved as a whole
   (amplification by iteration; Feldman, Koren & Talwar, STOC 2020).
 """
 
 import math
+import warnings
+from numbers import Real
 
 import numpy as np
 
 from ..exceptions import BudgetExhaustedError
-from ._compose import ledger_epsilon
 from ._gdp import _check_delta, _check_positive
 from ._rdp import DEFAULT_ORDERS, _as_orders, _conversion_term, rdp_epsilon
 from ._records import (
     GaussianSteps,
-    SnowballSteps,
+    NoisyMaxSteps,
+    SparseVectorSteps,
     _merge,
     _record_rdp,
     compress_ledger,
@@ -37,17 +40,50 @@ from ._subsampled import pld_epsilon, pld_grid_step
 from ._subsampled_rdp import poisson_gaussian_rdp
 
 __all__ = [
-    "AmplifiedIterationFilter",
     "GaussianPrivacyFilter",
     "PldPrivacyFilter",
-    "RdpPrivacyFilter",
-    "RenyiPrivacyFilter",
+    "FixedOrderRenyiFilter",
+    "PlannedStepsRdpFilter",
     "best_filter_order",
 ]
 
 
+def _deprecated(old, new):
+    warnings.warn(
+        f"{old} is deprecated and will be removed in the next release; use {new}.",
+        FutureWarning,
+        stacklevel=3,
+    )
+
+
+def _check_record(record, kinds):
+    if not isinstance(record, kinds):
+        names = " or ".join(k.__name__ for k in kinds)
+        raise TypeError(f"record must be a {names}, got {type(record).__name__}.")
+    return record
+
+
+def _gaussian_record(filt, record, legacy):
+    """The record of ``charge``; the deprecated ``(z, q)`` form warns and is wrapped."""
+    if isinstance(record, Real) and not isinstance(record, bool):
+        name = type(filt).__name__
+        _deprecated(
+            f"{name}.charge(noise_multiplier, sampling_rate)",
+            f"{name}.charge(GaussianSteps(noise_multiplier, sampling_rate))",
+        )
+        return GaussianSteps(record, *legacy)
+    if legacy:
+        raise TypeError("charge takes one record.")
+    return record
+
+
 class _PrivacyFilter:
-    """Shared bookkeeping of the filters: the per-step records and the ledger."""
+    """Shared bookkeeping of the filters: the per-step records and the ledger.
+
+    Every filter's ``charge(record)`` takes one frozen record of what is about to
+    run (:class:`GaussianSteps` and, where the filter accounts them, the other
+    records of :mod:`._records`) and records it or refuses it before it runs.
+    """
 
     def __init__(self):
         self._z = []
@@ -107,35 +143,42 @@ class GaussianPrivacyFilter(_PrivacyFilter):
         self.mu = _check_positive(mu, "mu")
         self._spent_sq = 0.0
 
-    def charge(self, noise_multiplier, sampling_rate=1.0):
-        """Record one full-batch Gaussian step with noise multiplier ``z``, or refuse.
+    def charge(self, record, *legacy):
+        """Record full-batch Gaussian steps before they run, or refuse them.
 
         Parameters
         ----------
-        noise_multiplier : float
-            Noise std of the step in units of the sensitivity, > 0 (inf: no cost).
-        sampling_rate : float, default=1.0
-            Must be 1.0: this filter accounts full-batch steps only.
+        record : GaussianSteps
+            The steps about to run, with ``sampling_rate == 1`` (``noise_multiplier``
+            inf: no cost).
+        *legacy : float
+            Deprecated: ``charge(noise_multiplier, sampling_rate)`` still works
+            for one release and warns (FutureWarning).
 
         Raises
         ------
+        TypeError
+            If ``record`` is not a :class:`GaussianSteps`.
         ValueError
-            If ``noise_multiplier`` is not > 0 or ``sampling_rate != 1`` (GDP has
-            no closed form for subsampled steps: use :class:`RdpPrivacyFilter`).
+            If ``record.sampling_rate != 1`` (GDP has no closed form for subsampled
+            steps: use :class:`PlannedStepsRdpFilter`).
         BudgetExhaustedError
-            If the step would take the spent ``mu`` above the budget.
+            If the steps would take the spent ``mu`` above the budget; nothing is
+            recorded.
         """
-        z = _check_positive(noise_multiplier, "noise_multiplier", allow_inf=True)
-        if sampling_rate != 1.0:
+        record = _check_record(_gaussian_record(self, record, legacy), (GaussianSteps,))
+        if record.sampling_rate != 1.0:
             raise ValueError("GaussianPrivacyFilter takes full-batch steps only.")
-        new_sq = self._spent_sq + 1.0 / (z * z)
+        z = record.noise_multiplier
+        new_sq = self._spent_sq + record.count / (z * z)
         if math.sqrt(new_sq) > self.mu:
             raise BudgetExhaustedError(
                 f"a Gaussian step with noise_multiplier={z:.6g} would spend "
                 f"mu={math.sqrt(new_sq):.6g} > budget mu={self.mu:.6g}."
             )
         self._spent_sq = new_sq
-        self._record(z, 1.0)
+        for _ in range(record.count):
+            self._record(z, 1.0)
 
     @property
     def mu_spent(self):
@@ -225,35 +268,44 @@ class _PlannedStepsFilter(_PrivacyFilter):
         self._reserved = list(zip(z[::-1].tolist(), q[::-1].tolist(), strict=True))
         self._reserved_state = (state, eps)
 
-    def charge(self, noise_multiplier, sampling_rate=1.0):
-        """Record one Gaussian step (Poisson-subsampled or not), or refuse it.
+    def charge(self, record, *legacy):
+        """Record Gaussian steps (subsampled or not) before they run, or refuse them.
 
         Parameters
         ----------
-        noise_multiplier : float
-            Noise std of the step in units of the sensitivity, > 0.
-        sampling_rate : float, default=1.0
-            Poisson sampling rate ``q`` of the step, in (0, 1].
+        record : GaussianSteps
+            The steps about to run (``count`` identical steps).
+        *legacy : float
+            Deprecated: ``charge(noise_multiplier, sampling_rate)`` still works
+            for one release and warns (FutureWarning).
 
         Raises
         ------
+        TypeError
+            If ``record`` is not a :class:`GaussianSteps`.
         ValueError
-            If ``noise_multiplier <= 0``, ``sampling_rate`` is outside (0, 1], or
-            the step is not the next one of a pending reservation.
+            If the steps are not the next ones of a pending reservation.
         BudgetExhaustedError
-            If the step would take the epsilon above the budget.
+            If the steps would take the epsilon above the budget; nothing is
+            recorded.
         """
+        step = _check_record(_gaussian_record(self, record, legacy), (GaussianSteps,))
+        pair = (step.noise_multiplier, step.sampling_rate)
         if self._reserved:
-            if self._reserved[-1] != (float(noise_multiplier), float(sampling_rate)):
+            if len(self._reserved) < step.count or any(
+                self._reserved[-1 - i] != pair for i in range(step.count)
+            ):
                 raise ValueError("step does not match the reserved plan.")
-            self._reserved.pop()
-            self._record(float(noise_multiplier), float(sampling_rate))
+            for _ in range(step.count):
+                self._reserved.pop()
+                self._record(*pair)
             if not self._reserved:  # the whole approved plan has run
                 self._commit(*self._reserved_state)
             return
-        step = GaussianSteps(noise_multiplier, sampling_rate)
         state, eps = self._spend(
-            *self._as_plan(step.noise_multiplier, step.sampling_rate)
+            *self._as_plan(
+                np.full(step.count, step.noise_multiplier), step.sampling_rate
+            )
         )
         if eps > self.epsilon:
             raise BudgetExhaustedError(
@@ -262,7 +314,8 @@ class _PlannedStepsFilter(_PrivacyFilter):
                 f"epsilon={eps:.6g} > budget epsilon={self.epsilon:.6g}."
             )
         self._commit(state, eps)
-        self._record(step.noise_multiplier, step.sampling_rate)
+        for _ in range(step.count):
+            self._record(*pair)
 
     def __repr__(self):
         return (
@@ -271,8 +324,8 @@ class _PlannedStepsFilter(_PrivacyFilter):
         )
 
 
-class RdpPrivacyFilter(_PlannedStepsFilter):
-    """A privacy filter for Poisson-subsampled Gaussian steps, by Rényi DP.
+class PlannedStepsRdpFilter(_PlannedStepsFilter):
+    """A privacy filter for a plan of Gaussian steps fixed in advance, by Rényi DP.
 
     Keeps the running RDP curve of the charged steps; a step whose RDP would take
     the converted epsilon above ``epsilon`` (at ``delta``) is refused with
@@ -280,7 +333,7 @@ class RdpPrivacyFilter(_PlannedStepsFilter):
     epsilon is minimised over the orders after each step, which is valid for a
     sequence of steps fixed in advance (the package's data-independent schedules,
     approved at once by :meth:`reserve`); for noise chosen adaptively from private
-    answers, use :class:`RenyiPrivacyFilter`, whose order is fixed before the run
+    answers, use :class:`FixedOrderRenyiFilter`, whose order is fixed before the run
     (Feldman & Zrnic, NeurIPS 2021, Thm 3.1, is a filter at one order).
 
     Parameters
@@ -319,7 +372,7 @@ class RdpPrivacyFilter(_PlannedStepsFilter):
 class PldPrivacyFilter(_PlannedStepsFilter):
     """A privacy filter for pre-planned Gaussian steps, by privacy-loss distributions.
 
-    The tight counterpart of :class:`RdpPrivacyFilter`, with the same interface: a
+    The tight counterpart of :class:`PlannedStepsRdpFilter`, with the same interface: a
     step (:meth:`charge`) or a whole plan (:meth:`reserve`) is approved only if the
     pessimistic PLD epsilon (dp-accounting, connect-the-dots discretisation,
     add/remove neighbours; Doroshenko et al., PETS 2022) of everything charged so
@@ -331,9 +384,9 @@ class PldPrivacyFilter(_PlannedStepsFilter):
     step is :func:`~sklearn_dpgd.accounting.pld_grid_step` of the budget and the
     number of steps, so the approval and the reported ``epsilon_spent`` are the
     same number the estimator calibrated its noise to. Like
-    :class:`RdpPrivacyFilter`, it is meant for a sequence of steps fixed in advance
+    :class:`PlannedStepsRdpFilter`, it is meant for a sequence of steps fixed in advance
     (a data-independent schedule, approved at once by :meth:`reserve`); for noise
-    chosen from private answers use :class:`RenyiPrivacyFilter`.
+    chosen from private answers use :class:`FixedOrderRenyiFilter`.
 
     Parameters
     ----------
@@ -367,7 +420,7 @@ class PldPrivacyFilter(_PlannedStepsFilter):
         return None, eps  # the PLD is recomputed from the recorded steps
 
 
-class RenyiPrivacyFilter(_PrivacyFilter):
+class FixedOrderRenyiFilter(_PrivacyFilter):
     """A privacy filter at one fixed Rényi order, for fully adaptive runs.
 
     Every mechanism (Gaussian gradient, sparse-vector line search, report-noisy-max,
@@ -455,19 +508,29 @@ class RenyiPrivacyFilter(_PrivacyFilter):
         """
         return max(self.budget - self.rdp_spent, 0.0)
 
-    def charge_mechanism(self, record):
+    def charge(self, record, *legacy):
         """Record a mechanism before it runs, or refuse it.
 
         Parameters
         ----------
         record : GaussianSteps, SparseVectorSteps or NoisyMaxSteps
             The mechanism about to run.
+        *legacy : float
+            Deprecated: ``charge(noise_multiplier, sampling_rate)`` still works
+            for one release and warns (FutureWarning).
 
         Raises
         ------
+        TypeError
+            If ``record`` is none of the three records.
         BudgetExhaustedError
-            If the mechanism would take the RDP at :attr:`order` above the budget.
+            If the mechanism would take the RDP at :attr:`order` above the budget;
+            nothing is recorded.
         """
+        record = _check_record(
+            _gaussian_record(self, record, legacy),
+            (GaussianSteps, SparseVectorSteps, NoisyMaxSteps),
+        )
         spent = self.rdp_spent + self.cost(record)
         if spent > self.budget:
             raise BudgetExhaustedError(
@@ -480,22 +543,18 @@ class RenyiPrivacyFilter(_PrivacyFilter):
             for _ in range(record.count):
                 self._record(record.noise_multiplier, record.sampling_rate)
 
-    def charge(self, noise_multiplier, sampling_rate=1.0):
-        """Record one Gaussian gradient step, or refuse it.
+    def charge_mechanism(self, record):
+        """Deprecated alias of :meth:`charge` (removed in the next release).
 
         Parameters
         ----------
-        noise_multiplier : float
-            Noise std in units of the sensitivity, > 0.
-        sampling_rate : float, default=1.0
-            Poisson sampling rate, in (0, 1].
-
-        Raises
-        ------
-        BudgetExhaustedError
-            If the step would overspend.
+        record : GaussianSteps, SparseVectorSteps or NoisyMaxSteps
+            The mechanism about to run.
         """
-        self.charge_mechanism(GaussianSteps(noise_multiplier, sampling_rate))
+        _deprecated(
+            "FixedOrderRenyiFilter.charge_mechanism", "FixedOrderRenyiFilter.charge"
+        )
+        self.charge(record)
 
     @property
     def ledger(self):
@@ -504,7 +563,7 @@ class RenyiPrivacyFilter(_PrivacyFilter):
 
     def __repr__(self):
         return (
-            f"RenyiPrivacyFilter(epsilon={self.epsilon!r}, delta={self.delta!r}, "
+            f"FixedOrderRenyiFilter(epsilon={self.epsilon!r}, delta={self.delta!r}, "
             f"order={self.order!r}, rdp_spent={self.rdp_spent:.6g})"
         )
 
@@ -538,7 +597,7 @@ def best_filter_order(epsilon, delta, orders, step_rdp):
 
     Notes
     -----
-    The order of a :class:`RenyiPrivacyFilter` must not depend on the data; this
+    The order of a :class:`FixedOrderRenyiFilter` must not depend on the data; this
     chooses it from the nominal per-iteration budget of a strategy (e.g. Chen &
     Lee, Sec. V-B: ``epsilon_iter = epsilon / 100``).
     """
@@ -556,192 +615,3 @@ def best_filter_order(epsilon, delta, orders, step_rdp):
             f"no order can certify epsilon={epsilon!r} at delta={delta!r}."
         )
     return float(orders[int(np.argmax(copies))])
-
-
-class AmplifiedIterationFilter:
-    """The privacy filter of Snowball-SGD: approves a whole plan, then records it.
-
-    Amplification by iteration holds for the *last* iterate of a run fixed in
-    advance, so the plan (batch sizes, noise, steps) is approved as a whole before
-    any data is read: :meth:`reserve` refuses a plan whose RDP, converted to
-    ``(epsilon, delta)``, exceeds the budget. Each step is then charged by
-    :meth:`charge` before it runs and must match the plan; a step beyond or off the
-    plan is refused.
-
-    Parameters
-    ----------
-    epsilon : float
-        Budget, > 0.
-    delta : float
-        In (0, 1).
-
-    Attributes
-    ----------
-    epsilon_spent : float
-        Epsilon (at ``delta``) of the records and steps charged so far (the RDP of
-        the prefix, which is itself a Snowball run); 0.0 before any.
-    noise_multipliers : ndarray of shape (n_charged,)
-        Charged noise multipliers of the plan's steps (units of the sensitivity).
-    ledger : tuple of GaussianSteps and SnowballSteps
-        The records of :meth:`charge_before`, then the charged steps as one
-        record.
-
-    Raises
-    ------
-    ValueError
-        If ``epsilon`` or ``delta`` is invalid.
-    """
-
-    def __init__(self, epsilon, delta):
-        self.epsilon = _check_positive(epsilon, "epsilon")
-        self.delta = _check_delta(delta)
-        self._before = ()
-        self._plan = None
-        self._accounted = None  # the record the guarantee is computed from
-        self._charged = 0
-
-    def charge_before(self, record):
-        """Charge a full-batch Gaussian mechanism that runs before the plan.
-
-        E.g. the noisy count of the rows that sizes the plan
-        (:mod:`sklearn_dpgd._public_size`). It is composed with the plan in RDP
-        and leads :attr:`ledger`.
-
-        Parameters
-        ----------
-        record : GaussianSteps
-            With ``sampling_rate == 1``.
-
-        Raises
-        ------
-        BudgetExhaustedError
-            If the records charged so far would exceed the budget.
-        ValueError
-            If a plan is already reserved or ``record`` is not a full-batch
-            :class:`GaussianSteps`.
-        """
-        if self._plan is not None:
-            raise ValueError("charge_before must come before the plan is reserved.")
-        if not isinstance(record, GaussianSteps) or record.sampling_rate != 1.0:
-            raise ValueError("record must be a full-batch GaussianSteps.")
-        before = self._before + (record,)
-        eps = ledger_epsilon(before, self.delta, accountant="rdp")
-        if eps > self.epsilon:
-            raise BudgetExhaustedError(
-                f"the steps before the Snowball plan would spend epsilon={eps:.6g} "
-                f"> budget epsilon={self.epsilon:.6g}."
-            )
-        self._before = before
-
-    def reserve(self, plan, rho_bound=None):
-        """Approve a whole :class:`SnowballSteps` plan, or refuse it.
-
-        Parameters
-        ----------
-        plan : SnowballSteps
-            The steps that will run, in order.
-        rho_bound : float or None, default=None
-            For a plan chosen from the output of the records charged before (e.g.
-            batch sizes sized by a noisy count): the ``rho`` it was designed to,
-            fixed before those records ran. The guarantee is then that of the
-            curve ``alpha rho_bound^2 / 2``, valid whatever the plan turned out
-            to be (adaptive composition of RDP at every order; Mironov, CSF 2017,
-            Prop. 1), not the realised plan's converted after the fact. None: the
-            plan was fixed in advance and is accounted as it is.
-
-        Raises
-        ------
-        BudgetExhaustedError
-            If the plan's epsilon at ``delta`` exceeds the budget.
-        ValueError
-            If a plan is already reserved, or ``plan.rho > rho_bound``.
-        """
-        if self._plan is not None:
-            raise ValueError("a plan is already reserved.")
-        accounted = plan
-        if rho_bound is not None:
-            if plan.rho > rho_bound * (1 + 1e-12):
-                raise ValueError("plan.rho exceeds the rho it was designed to.")
-            # (alpha, alpha rho^2 / 2)-RDP is the curve of one Gaussian step of
-            # noise multiplier 1 / rho.
-            accounted = GaussianSteps(1.0 / rho_bound)
-        eps = ledger_epsilon(self._before + (accounted,), self.delta, accountant="rdp")
-        if eps > self.epsilon:
-            raise BudgetExhaustedError(
-                f"the Snowball plan would spend epsilon={eps:.6g} > budget "
-                f"epsilon={self.epsilon:.6g}."
-            )
-        self._plan, self._accounted = plan, accounted
-
-    def charge(self, batch_size, noise_multiplier):
-        """Record the next planned step before it runs, or refuse it.
-
-        The step size is not charged: the solver takes it from the plan.
-
-        Parameters
-        ----------
-        batch_size : int
-            Number of rows of the step.
-        noise_multiplier : float
-            Noise std on the batch sum in units of the sensitivity.
-
-        Raises
-        ------
-        BudgetExhaustedError
-            If no plan is reserved or the plan has fully run.
-        ValueError
-            If the step differs from the next planned one.
-        """
-        plan = self._plan
-        if plan is None or self._charged >= len(plan.batch_sizes):
-            raise BudgetExhaustedError("no reserved Snowball step is left to run.")
-        t = self._charged
-        planned = (plan.batch_sizes[t], plan.noise_multipliers[t])
-        if (int(batch_size), float(noise_multiplier)) != planned:
-            raise ValueError("step does not match the reserved Snowball plan.")
-        self._charged += 1
-
-    @property
-    def epsilon_spent(self):
-        """Epsilon at ``delta`` of the charged records (0.0 before any): float.
-
-        With a ``rho_bound`` (:meth:`reserve`), the guarantee of the designed
-        curve as soon as a step of the plan has run.
-        """
-        if self._accounted is not None and self._accounted is not self._plan:
-            if self._charged:
-                return ledger_epsilon(
-                    self._before + (self._accounted,), self.delta, accountant="rdp"
-                )
-        ledger = self.ledger
-        return ledger_epsilon(ledger, self.delta, accountant="rdp") if ledger else 0.0
-
-    @property
-    def noise_multipliers(self):
-        """Charged noise multipliers, in order: ndarray of shape (n_charged,)."""
-        if self._plan is None:
-            return np.zeros(0)
-        return np.asarray(self._plan.noise_multipliers[: self._charged], dtype=float)
-
-    @property
-    def ledger(self):
-        """The records of :meth:`charge_before`, then the charged steps: tuple.
-
-        The charged steps form one :class:`SnowballSteps` record.
-        """
-        if self._plan is None or self._charged == 0:
-            return self._before
-        k = self._charged
-        p = self._plan
-        return self._before + (
-            SnowballSteps(
-                p.batch_sizes[:k], p.noise_multipliers[:k], p.learning_rates[:k]
-            ),
-        )
-
-    def __repr__(self):
-        return (
-            f"AmplifiedIterationFilter(epsilon={self.epsilon!r}, "
-            f"delta={self.delta!r}, steps={self._charged}, "
-            f"epsilon_spent={self.epsilon_spent:.6g})"
-        )
