@@ -1,6 +1,6 @@
-"""Privacy accounting: closed-form Gaussian differential privacy, calibration, filter.
+"""Privacy accounting: GDP, RDP and PLD accountants, records, filters and ledgers.
 
-Nothing in this module reads data. A full-batch private gradient step that adds
+Nothing in this package reads data. A full-batch private gradient step that adds
 ``N(0, sigma_t^2 I)`` to a clipped-gradient sum of L2 sensitivity ``Delta`` is a
 Gaussian mechanism with noise multiplier ``z_t = sigma_t / Delta``; it is
 ``mu_t``-GDP with ``mu_t = 1 / z_t`` (Dong, Roth & Su 2022, Thm 2.7), and ``T`` such
@@ -40,7 +40,6 @@ functions with one another and with the PLDs of ``(epsilon, delta)`` records and
 Gaussian mechanisms, and converts a PLD to epsilon (``_pld``, ``_compose``). The
 tests use dp-accounting as the independent accountant every result is checked
 against.
-
 
 References
 ----------

@@ -212,8 +212,9 @@ def pld_grid_step(epsilon, n_steps):
         ``epsilon * min(0.01, 0.04 / sqrt(n_steps))`` clipped to [1e-6, 0.05] and
         rounded down to a power of 2: the pessimistic discretisation error is then
         about 0.5% of epsilon at most (measured against a 4x finer grid,
-        ``tests/test_accounting_subsampled.py``). The powers of 2 make nearby epsilons share
-        a grid, so that a re-audit of a ledger meets the grid its filter used.
+        ``tests/test_accounting_subsampled.py``). The powers of 2 make nearby
+        epsilons share a grid, so that a re-audit of a ledger meets the grid its
+        filter used.
     """
     relative = min(_PLD_MAX_RELATIVE_STEP, _PLD_STEP_CONSTANT / math.sqrt(n_steps))
     lo, hi = _PLD_STEP_BOUNDS
