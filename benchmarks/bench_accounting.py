@@ -49,26 +49,24 @@ from sklearn.datasets import make_classification
 from sklearn.preprocessing import Normalizer
 
 from sklearn_dpgd import DPLogisticRegression
-from sklearn_dpgd._pld import _level_pmfs, composed_pmfs, epsilon_of
-from sklearn_dpgd._subsampled import (
-    DEFAULT_ORDERS,
-    _cached_pld_epsilon,
-    calibrate_poisson_noise_multipliers,
-    pld_epsilon,
-    pld_grid_step,
-)
 from sklearn_dpgd.accounting import (
+    DEFAULT_ORDERS,
     GaussianSteps,
     NoisyMaxSteps,
     SparseVectorSteps,
-    _conversion_term,
-    _expand_ledger,
     _record_rdp,
     best_filter_order,
+    calibrate_poisson_noise_multipliers,
     gdp_mu,
+    pld_epsilon,
+    pld_grid_step,
     poisson_amplified_rdp,
     sparse_vector_rdp,
 )
+from sklearn_dpgd.accounting._pld import _level_pmfs, composed_pmfs, epsilon_of
+from sklearn_dpgd.accounting._rdp import _conversion_term
+from sklearn_dpgd.accounting._records import _expand_ledger
+from sklearn_dpgd.accounting._subsampled import _cached_pld_epsilon
 from sklearn_dpgd.datasets import load_benchmark_split, paper_preprocessor
 from sklearn_dpgd.schedules import AdaptiveStepSchedule, LineSearchSchedule
 

@@ -1,7 +1,7 @@
 """Drivers of the adaptive strategies: they see only what the oracle returns.
 
 Each driver receives a :class:`~sklearn_dpgd._oracle.PrivateGradientOracle` whose
-filter is a :class:`~sklearn_dpgd.accounting.RenyiPrivacyFilter`, and decides from
+filter is a :class:`~sklearn_dpgd.accounting.FixedOrderRenyiFilter`, and decides from
 privatised answers (noisy gradients, selected indices) and from the remaining
 budget - never from the data - what to ask next. Before each iteration it checks
 that the budget left covers what the iteration needs, so a run ends cleanly rather

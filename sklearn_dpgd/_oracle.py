@@ -28,7 +28,7 @@ from ._kernels import (
     row_norms_csr,
 )
 from ._secure import poisson_indices
-from .accounting import NoisyMaxSteps, SparseVectorSteps
+from .accounting import GaussianSteps, NoisyMaxSteps, SnowballSteps, SparseVectorSteps
 
 
 class LocalRows:
@@ -179,9 +179,11 @@ class PrivateGradientOracle:
         ``C`` (add/remove one row) or ``2 C`` (replace one row).
     fit_intercept : bool
         Whether the last gradient column is the intercepts'.
-    privacy_filter : GaussianPrivacyFilter, RdpPrivacyFilter or RenyiPrivacyFilter
-        The ledger charged for each call (the selection queries need a
-        :class:`~sklearn_dpgd.accounting.RenyiPrivacyFilter`).
+    privacy_filter : GaussianPrivacyFilter, PlannedStepsRdpFilter, PldPrivacyFilter, \
+            FixedOrderRenyiFilter or AmplifiedIterationFilter
+        The filter charged, with the record of the mechanism, before each call reads
+        data (the selection queries need a
+        :class:`~sklearn_dpgd.accounting.FixedOrderRenyiFilter`).
     rng : numpy.random.Generator
         Source of the Gaussian noise and of the Poisson samples (for dask data: of
         the per-chunk seeds of the samples, drawn by the client).
@@ -265,7 +267,7 @@ class PrivateGradientOracle:
         and added by the solver), with the public size ``m`` in place of ``n``
         (under add/remove-one neighbouring ``n`` is private).
         """
-        self.privacy_filter.charge(noise_multiplier, self.sampling_rate)
+        self.privacy_filter.charge(GaussianSteps(noise_multiplier, self.sampling_rate))
         clip = self._clip_norm if clip_norm is None else float(clip_norm)
         kernel_args = (self._fit_intercept, clip, self._loss, self._h)
         grad = self._rows.clipped_sum(W, b, kernel_args, self.sampling_rate, self._rng)
@@ -273,14 +275,16 @@ class PrivateGradientOracle:
         grad /= self.sampling_rate * self.n_samples
         return grad
 
-    def noisy_batch_gradient(self, W, b, rows, noise_multiplier):
+    def noisy_batch_gradient(self, W, b, rows, noise_multiplier, learning_rate):
         """Private mean gradient over given rows: ``(sum_{i in rows} clip(g_i, C) +
         N(0, (z D)^2 I)) / len(rows)``.
 
         The query of Snowball-SGD (:mod:`sklearn_dpgd._snowball`): the batch is a
         block of a random permutation drawn by the caller before any data is read,
         and the filter (an :class:`~sklearn_dpgd.accounting.AmplifiedIterationFilter`
-        holding the approved plan) is charged with ``(len(rows), z)`` first.
+        holding the approved plan) is charged first with the one-step
+        :class:`~sklearn_dpgd.accounting.SnowballSteps` ``((len(rows),), (z,),
+        (eta,))``.
 
         Parameters
         ----------
@@ -290,6 +294,10 @@ class PrivateGradientOracle:
             Distinct row indices of the batch.
         noise_multiplier : float
             ``z``: noise std on the sum in units of the sensitivity ``Delta``.
+        learning_rate : float
+            ``eta``: the step size the caller moves by. Not used here; it is part
+            of the record charged, which must be the next step of the plan (the
+            guarantee of amplification by iteration depends on it).
 
         Returns
         -------
@@ -299,6 +307,8 @@ class PrivateGradientOracle:
         Raises
         ------
         BudgetExhaustedError
+            If the approved plan has no step left; nothing is computed then.
+        ValueError
             If the step is not the next one of the approved plan; nothing is
             computed then.
         TypeError
@@ -307,7 +317,10 @@ class PrivateGradientOracle:
         rows = np.asarray(rows, dtype=np.int64)
         if not isinstance(self._rows, LocalRows):
             raise TypeError("solver='snowball' needs in-memory (NumPy or CSR) data.")
-        self.privacy_filter.charge(rows.shape[0], noise_multiplier)
+        step = SnowballSteps(
+            (rows.shape[0],), (float(noise_multiplier),), (float(learning_rate),)
+        )
+        self.privacy_filter.charge(step)
         grad = self._rows.clipped_sum_rows(W, b, self._kernel_args, rows)
         self._add_noise(grad, noise_multiplier)
         grad /= rows.shape[0]
@@ -379,7 +392,7 @@ class PrivateGradientOracle:
         under replace-one ``Delta_obj = 2 C_obj`` (a replaced row moves two scores'
         terms in opposite directions).
         """
-        self.privacy_filter.charge_mechanism(NoisyMaxSteps(float(epsilon)))
+        self.privacy_filter.charge(NoisyMaxSteps(float(epsilon)))
         sums = self._objective_along(W, b, D, db, etas, 1.0, objective_clip)
         scale = self._objective_sensitivity(objective_clip) / epsilon
         noisy = -(sums + public_scores) + self._rng.exponential(scale, size=sums.size)
@@ -432,7 +445,7 @@ class PrivateGradientOracle:
         algorithm.
         """
         q = self.sampling_rate
-        self.privacy_filter.charge_mechanism(SparseVectorSteps(float(budget), noise, q))
+        self.privacy_filter.charge(SparseVectorSteps(float(budget), noise, q))
         candidates = np.concatenate(([0.0], etas))
         sums = self._objective_along(W, b, D, db, candidates, q, objective_clip)
         queries = sums[0] - sums[1:] + public_offsets

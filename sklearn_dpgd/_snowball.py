@@ -17,7 +17,7 @@ Mechanism
 ---------
 1. ``rho`` such that ``(alpha, alpha rho^2 / 2)``-RDP for all orders converts to
    ``(epsilon, delta)``-DP (the RDP-to-DP conversion of
-   :func:`sklearn_dpgd._subsampled.rdp_epsilon`; Canonne, Kamath & Steinke, "The
+   :func:`sklearn_dpgd.accounting.rdp_epsilon`; Canonne, Kamath & Steinke, "The
    Discrete Gaussian for Differential Privacy", NeurIPS 2020). Amplification by
    iteration bounds Rényi divergences only, so the exact GDP conversion of the GD
    path does not apply here.
@@ -116,8 +116,13 @@ from ._public_size import (
     resolve_public_size,
 )
 from ._randomness import make_generator, spawn_seeds
-from ._subsampled import DEFAULT_ORDERS, rdp_epsilon
-from .accounting import AmplifiedIterationFilter, GaussianSteps, SnowballSteps
+from .accounting import (
+    DEFAULT_ORDERS,
+    AmplifiedIterationFilter,
+    GaussianSteps,
+    SnowballSteps,
+    rdp_epsilon,
+)
 
 # Sensitivity of a step's gradient sum in units of L, under both relations: the
 # batches have fixed public sizes, so an added row takes another row's place
@@ -320,7 +325,7 @@ def fit_snowball(estimator, X, y_index, n_outputs, *, seed):
         # rho_c^2 + rho_train^2 = rho^2; the factor leaves room for rounding so
         # that the composed curve is not refused for one ulp.
         rho_train = rho * math.sqrt(1.0 - COUNT_SHARE) * (1.0 - 1e-9)
-        privacy_filter.charge_before(GaussianSteps(count_z))  # before the count
+        privacy_filter.charge(GaussianSteps(count_z))  # before the count
     size = resolve_public_size(
         n,
         neighboring=estimator.neighboring,
@@ -371,7 +376,7 @@ def fit_snowball(estimator, X, y_index, n_outputs, *, seed):
             start += b
             # The oracle divides by len(rows) == b, the public planned size: an
             # empty slot is the zero row, which adds nothing to the sum.
-            grad = oracle.noisy_batch_gradient(theta, zeros, rows, z)[:, :width]
+            grad = oracle.noisy_batch_gradient(theta, zeros, rows, z, eta)[:, :width]
             grad[:, :d] += alpha * theta[:, :d]
             theta -= eta * grad
             norm = np.linalg.norm(theta)

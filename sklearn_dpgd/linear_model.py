@@ -27,26 +27,24 @@ from ._randomness import draw_seed, make_generator
 from ._sklearn_compat import Interval, StrOptions
 from ._snowball import fit_snowball
 from ._solver import noisy_gradient_descent
-from ._subsampled import (
-    DEFAULT_ORDERS,
-    pld_plan_levels,
-    poisson_gaussian_rdp,
-    scale_to_budget,
-)
 from ._validation import validate_fit_data
 from ._warnings import warn_once
 from .accounting import (
+    DEFAULT_ORDERS,
     EpsilonDeltaRecord,
+    FixedOrderRenyiFilter,
     GaussianPrivacyFilter,
     GaussianSteps,
+    PlannedStepsRdpFilter,
     PldPrivacyFilter,
-    RdpPrivacyFilter,
-    RenyiPrivacyFilter,
     _charge_active_ledgers,
     _ledger_guard_state,
     best_filter_order,
     gdp_epsilon,
     gdp_mu,
+    pld_plan_levels,
+    poisson_gaussian_rdp,
+    scale_to_budget,
 )
 from .exceptions import WeakPrivacyWarning
 from .schedules import (
@@ -83,7 +81,7 @@ def _fixed_order_filter(epsilon, delta):
     """
     orders = DEFAULT_ORDERS[DEFAULT_ORDERS == np.round(DEFAULT_ORDERS)]
     order = best_filter_order(epsilon, delta, orders, orders / 2.0)
-    return RenyiPrivacyFilter(epsilon, delta, int(order))
+    return FixedOrderRenyiFilter(epsilon, delta, int(order))
 
 
 class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEstimator):
@@ -424,7 +422,7 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
         if full_batch:
             privacy_filter = GaussianPrivacyFilter(mu)
             if count:
-                privacy_filter.charge(z_count)
+                privacy_filter.charge(GaussianSteps(z_count))
         else:
             # The same accountant approves the plan (the count included), is
             # calibrated to, and reports: the PLD by default, RDP on request.
@@ -435,7 +433,7 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
                 # Zrnic, NeurIPS 2021, Thm 3.1). Declaring public_n_samples lets
                 # the tight accountants below approve a plan fixed in advance.
                 privacy_filter = _fixed_order_filter(self.epsilon, self.delta)
-                privacy_filter.charge(z_count, 1.0)
+                privacy_filter.charge(GaussianSteps(z_count))
                 order = np.array([float(privacy_filter.order)])
 
                 def spent(z):  # RDP (nats) at the filter's order, count included
@@ -446,7 +444,9 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
                 budget, rtol = privacy_filter.budget, 1e-6
             else:
                 filter_class = (
-                    PldPrivacyFilter if self.accountant == "pld" else RdpPrivacyFilter
+                    PldPrivacyFilter
+                    if self.accountant == "pld"
+                    else PlannedStepsRdpFilter
                 )
                 privacy_filter = filter_class(self.epsilon, self.delta)
                 if self.accountant == "pld":  # run the levels the PLD composes
@@ -613,7 +613,7 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
         the count included (public work only: nothing has been read but the noisy
         count). A calibrated profile is rescaled by the one common factor that
         spends ``budget`` (to ``rtol`` relative, never more:
-        :func:`~sklearn_dpgd._subsampled.scale_to_budget`); a plan whose levels
+        :func:`~sklearn_dpgd.accounting.scale_to_budget`); a plan whose levels
         are absolute and whose length the budget sets (``PURSchedule``) keeps its
         longest prefix that fits (bisection: the spend grows with the prefix).
 
@@ -700,7 +700,7 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
         """Run an adaptive strategy under its Rényi filter; set fitted attributes."""
         privacy_filter = self.schedule_.make_filter(context)
         if z_count is not None:  # the count ran first: its filter's first record
-            privacy_filter.charge(z_count, 1.0)
+            privacy_filter.charge(GaussianSteps(z_count))
         oracle = self._make_oracle(*oracle_args, privacy_filter)
         max_updates = MAX_HORIZON if self.max_iter == "auto" else int(self.max_iter)
         theta, learning_rates = self.schedule_.run(

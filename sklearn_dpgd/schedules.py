@@ -31,20 +31,18 @@ from numbers import Integral, Real
 import numpy as np
 
 from ._adaptive import dp_agd, dp_blsgd
-from ._subsampled import (
-    DEFAULT_ORDERS,
-    calibrate_poisson_noise_multipliers,
-    poisson_gaussian_epsilon,
-)
 from .accounting import (
+    DEFAULT_ORDERS,
+    FixedOrderRenyiFilter,
     GaussianSteps,
     NoisyMaxSteps,
-    RenyiPrivacyFilter,
     SparseVectorSteps,
     _record_rdp,
     best_filter_order,
     calibrate_noise_multipliers,
+    calibrate_poisson_noise_multipliers,
     gdp_mu,
+    poisson_gaussian_epsilon,
 )
 
 __all__ = [
@@ -204,7 +202,7 @@ class ScheduleContext:
         pessimistic PLD epsilon of the run (Doroshenko et al. 2022), started from
         the root for the RDP of the subsampled Gaussian (Mironov, Talwar & Zhang
         2019); see
-        :func:`~sklearn_dpgd._subsampled.calibrate_poisson_noise_multipliers`.
+        :func:`~sklearn_dpgd.accounting.calibrate_poisson_noise_multipliers`.
 
         Parameters
         ----------
@@ -981,7 +979,7 @@ class AdaptiveSchedule(ABC):
     Unlike a :class:`NoiseSchedule`, an adaptive strategy decides during training,
     from privatised answers of the private oracle (noisy gradients, privately
     selected step sizes) and the budget left, never from the data. It runs under a
-    :class:`~sklearn_dpgd.accounting.RenyiPrivacyFilter` at an order fixed in
+    :class:`~sklearn_dpgd.accounting.FixedOrderRenyiFilter` at an order fixed in
     advance, which refuses any query that would overspend; the run ends when the
     next iteration no longer fits. The fitted model's ``epsilon_`` is the filter's
     guarantee.
@@ -1008,7 +1006,7 @@ class AdaptiveSchedule(ABC):
 
         Returns
         -------
-        privacy_filter : RenyiPrivacyFilter
+        privacy_filter : FixedOrderRenyiFilter
             Budget ``(context.epsilon, context.delta)``, at the order where the
             most nominal iterations fit (integer orders when subsampled, as the
             amplification bound of Zhu & Wang 2019 requires).
@@ -1021,7 +1019,7 @@ class AdaptiveSchedule(ABC):
         order = best_filter_order(context.epsilon, context.delta, orders, step)
         if self.sampling_rate < 1.0:
             order = int(order)
-        return RenyiPrivacyFilter(context.epsilon, context.delta, order)
+        return FixedOrderRenyiFilter(context.epsilon, context.delta, order)
 
     def run(self, oracle, context, *, max_updates, initial=None, verbose=0):
         """Train against the private oracle until the budget is spent.
@@ -1113,7 +1111,7 @@ class AdaptiveStepSchedule(AdaptiveSchedule):
     Lee (Sec. V) and Fay et al. (TMLR, Sec. 6) (``gamma = 0.1``, 21 candidates, ``C_obj
     = 3``, ``epsilon_nmax = epsilon / (2 * 60)``); the first gradient gets the same
     budget as a selection (``rho_ng = rho_nmax``). All pieces are charged in RDP to a
-    :class:`~sklearn_dpgd.accounting.RenyiPrivacyFilter`: a Gaussian step with
+    :class:`~sklearn_dpgd.accounting.FixedOrderRenyiFilter`: a Gaussian step with
     noise multiplier ``z`` costs ``alpha / (2 z^2)`` (zCDP ``rho = 1 / (2 z^2)``),
     a selection ``min(epsilon_nmax, alpha epsilon_nmax^2 / 2)`` (Bun & Steinke
     2016, Prop. 1.4), the accounting of Lee & Kifer in zCDP, read at one order.

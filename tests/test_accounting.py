@@ -1,169 +1,108 @@
-import math
+"""The public API of sklearn_dpgd.accounting (accounting/__init__.py): every name
+importable before the package was split still is, the renamed filters keep their old
+names for one release (with a FutureWarning), the API page lists ``__all__``, and no
+module of the package outgrows the layout."""
 
-import numpy as np
+import importlib
+import re
+import warnings
+from pathlib import Path
+
 import pytest
-from scipy.stats import norm
 
-from sklearn_dpgd.accounting import (
-    GaussianPrivacyFilter,
-    GaussianSteps,
-    calibrate_noise_multipliers,
-    gdp_delta,
-    gdp_epsilon,
-    gdp_mu,
-    gdp_mu_from_noise_multipliers,
-    gdp_to_zcdp,
-    zcdp_epsilon,
-)
-from sklearn_dpgd.exceptions import BudgetExhaustedError
+import sklearn_dpgd.accounting as accounting
 
-MUS = [0.01, 0.05, 0.3, 1.0, 3.0, 10.0]
-EPSILONS = [0.05, 0.1, 0.2, 0.4, 0.8, 1.6, 8.0]
+# Every name sklearn_dpgd.accounting exported (``__all__``), and those the package's
+# other modules and benchmarks imported from it or from the former _subsampled.py.
+NAMES_BEFORE_THE_SPLIT = [
+    "AmplifiedIterationFilter",
+    "EpsilonDeltaRecord",
+    "GaussianPrivacyFilter",
+    "GaussianSteps",
+    "LedgerEntry",
+    "NoisyMaxSteps",
+    "PrivacyLedger",
+    "PldPrivacyFilter",
+    "SnowballSteps",
+    "SparseVectorSteps",
+    "active_ledgers",
+    "best_filter_order",
+    "poisson_amplified_rdp",
+    "pure_dp_rdp",
+    "sparse_vector_rdp",
+    "compress_ledger",
+    "ledger_epsilon",
+    "recording_only",
+    "calibrate_noise_multipliers",
+    "gdp_delta",
+    "gdp_epsilon",
+    "gdp_mu",
+    "gdp_mu_from_noise_multipliers",
+    "gdp_to_zcdp",
+    "zcdp_epsilon",
+    "DEFAULT_ORDERS",
+    "pld_epsilon",
+    "pld_grid_step",
+    "poisson_gaussian_epsilon",
+    "poisson_gaussian_rdp",
+    "rdp_epsilon",
+    "_charge_active_ledgers",
+    "_compose_entries",
+    "_exact_compose",
+    "_ledger_guard_state",
+    "_record_rdp",
+    # from the former sklearn_dpgd._subsampled
+    "calibrate_poisson_noise_multipliers",
+    "pld_plan_levels",
+    "scale_to_budget",
+]
 
-
-@pytest.mark.parametrize("mu", MUS)
-@pytest.mark.parametrize("epsilon", [0.0, 0.1, 1.0, 5.0])
-def test_gdp_delta_matches_textbook_formula(mu, epsilon):
-    # Dong, Roth & Su (2022), Cor. 2.13, written out with scipy's normal cdf.
-    want = norm.cdf(-epsilon / mu + mu / 2) - math.exp(epsilon) * norm.cdf(
-        -epsilon / mu - mu / 2
-    )
-    assert gdp_delta(mu, epsilon) == pytest.approx(want, rel=1e-9, abs=1e-300)
-
-
-@pytest.mark.parametrize("mu", MUS)
-@pytest.mark.parametrize("delta", [1e-10, 1e-8, 1e-5, 1e-2])
-def test_gdp_epsilon_matches_dp_accounting_analytic_gaussian(mu, delta):
-    from dp_accounting import gaussian_mechanism as ga
-
-    want = ga.get_epsilon_gaussian(1.0 / mu, delta, tol=1e-14)
-    got = gdp_epsilon(mu, delta)
-    assert got == pytest.approx(want, rel=1e-9, abs=1e-12)
-    assert gdp_delta(mu, got) <= delta  # rounded to the valid side
-
-
-@pytest.mark.parametrize("epsilon", EPSILONS)
-@pytest.mark.parametrize("delta", [1e-10, 1e-8, 1e-5])
-def test_gdp_mu_inverts_and_is_valid(epsilon, delta):
-    mu = gdp_mu(epsilon, delta)
-    assert gdp_delta(mu, epsilon) <= delta
-    assert gdp_delta(mu, epsilon) == pytest.approx(delta, rel=1e-9)
-    assert gdp_epsilon(mu, delta) == pytest.approx(epsilon, rel=1e-9)
-
-
-def test_gdp_epsilon_is_zero_when_delta_is_large():
-    mu = 0.1
-    assert gdp_epsilon(mu, gdp_delta(mu, 0.0) * 1.01) == 0.0
-
-
-@pytest.mark.parametrize("epsilon", EPSILONS)
-@pytest.mark.parametrize(
-    "profile",
-    [np.ones(100), 0.99 ** np.arange(300), np.linspace(3, 1, 17), np.array([2.5])],
-)
-def test_calibration_spends_the_budget_exactly_and_never_more(epsilon, profile):
-    delta = 1e-8
-    z = calibrate_noise_multipliers(profile, epsilon, delta)
-    assert z.shape == profile.shape
-    np.testing.assert_allclose(z / z[0], profile / profile[0], rtol=1e-12)
-    spent = gdp_epsilon(gdp_mu_from_noise_multipliers(z), delta)
-    assert spent <= epsilon
-    assert spent == pytest.approx(epsilon, rel=1e-9)
+RENAMED = {
+    "RdpPrivacyFilter": "PlannedStepsRdpFilter",
+    "RenyiPrivacyFilter": "FixedOrderRenyiFilter",
+}
 
 
-@pytest.mark.parametrize("epsilon", [0.1, 1.6])
-def test_calibrated_schedule_matches_dp_accounting_pld(epsilon):
-    # Independent check: compose the actual Gaussian steps with dp-accounting's
-    # privacy-loss-distribution accountant (Doroshenko et al. 2022).
-    import dp_accounting
-    from dp_accounting.pld import pld_privacy_accountant
-
-    z = calibrate_noise_multipliers(0.99 ** np.arange(60), epsilon, 1e-8)
-    acc = pld_privacy_accountant.PLDAccountant(value_discretization_interval=1e-4)
-    acc.compose(
-        dp_accounting.ComposedDpEvent([dp_accounting.GaussianDpEvent(v) for v in z])
-    )
-    assert acc.get_epsilon(1e-8) == pytest.approx(epsilon, rel=1e-3)
+@pytest.mark.parametrize("name", NAMES_BEFORE_THE_SPLIT)
+def test_names_of_the_former_module_are_importable(name):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # and none of them is deprecated
+        assert getattr(accounting, name) is not None
 
 
-def test_zcdp_conversion_is_looser_than_exact_gdp():
-    mu = gdp_mu(1.0, 1e-8)
-    rho = gdp_to_zcdp(mu)
-    assert rho == pytest.approx(mu**2 / 2)
-    # Bun & Steinke's conversion of the same steps claims a larger epsilon.
-    assert zcdp_epsilon(rho, 1e-8) > 1.0
-    assert zcdp_epsilon(0.5, 1e-5) == pytest.approx(
-        0.5 + 2 * math.sqrt(0.5 * math.log(1e5))
-    )
+def test_all_names_resolve_without_warning():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for name in accounting.__all__:
+            getattr(accounting, name)
+    assert set(RENAMED.values()) <= set(accounting.__all__)
+    assert not set(RENAMED) & set(accounting.__all__)
 
 
-def test_mu_from_noise_multipliers():
-    assert gdp_mu_from_noise_multipliers([2.0, 2.0, 2.0, 2.0]) == pytest.approx(1.0)
-    assert gdp_mu_from_noise_multipliers([np.inf, 1.0]) == pytest.approx(1.0)
-    assert gdp_mu_from_noise_multipliers([]) == 0.0
+@pytest.mark.parametrize("old, new", RENAMED.items())
+def test_renamed_filters_keep_their_old_name_for_one_release(old, new):
+    with pytest.warns(FutureWarning, match=f"{old} is deprecated.*use {new}"):
+        cls = getattr(accounting, old)
+    assert cls is getattr(accounting, new)
+    with pytest.warns(FutureWarning, match=old):
+        exec(f"from sklearn_dpgd.accounting import {old}", {})
+    with pytest.raises(AttributeError, match="no attribute 'NoSuchFilter'"):
+        accounting.NoSuchFilter  # noqa: B018
 
 
-@pytest.mark.parametrize(
-    "call, match",
-    [
-        (lambda: gdp_delta(0.0, 1.0), "mu"),
-        (lambda: gdp_delta(1.0, -1.0), "epsilon"),
-        (lambda: gdp_delta(float("nan"), 1.0), "mu"),
-        (lambda: gdp_epsilon(1.0, 0.0), "delta"),
-        (lambda: gdp_epsilon(1.0, 1.0), "delta"),
-        (lambda: gdp_mu(0.0, 1e-5), "epsilon"),
-        (lambda: gdp_mu(float("inf"), 1e-5), "epsilon"),
-        (lambda: gdp_mu_from_noise_multipliers([1.0, 0.0]), "noise_multipliers"),
-        (lambda: gdp_mu_from_noise_multipliers([[1.0]]), "noise_multipliers"),
-        (lambda: calibrate_noise_multipliers([], 1.0, 1e-5), "profile"),
-        (lambda: calibrate_noise_multipliers([1.0, -1.0], 1.0, 1e-5), "profile"),
-        (lambda: calibrate_noise_multipliers([1.0, np.nan], 1.0, 1e-5), "profile"),
-        (lambda: zcdp_epsilon(-1.0, 1e-5), "rho"),
-        (lambda: GaussianPrivacyFilter(0.0), "mu"),
-    ],
-)
-def test_invalid_arguments_raise_value_error_naming_them(call, match):
-    with pytest.raises(ValueError, match=match):
-        call()
+def test_api_page_lists_every_public_name():
+    api = (Path(__file__).parents[1] / "doc" / "api.rst").read_text(encoding="utf-8")
+    section = api.split(".. currentmodule:: sklearn_dpgd.accounting")[1]
+    section = section.split("\n----")[0].rsplit("\n", 2)[0]
+    listed = set(re.findall(r"^   (\w+)$", section, flags=re.M))
+    assert listed == set(accounting.__all__)
 
 
-def test_type_errors():
-    with pytest.raises(TypeError, match="mu"):
-        gdp_delta("1", 1.0)
-    with pytest.raises(TypeError, match="delta"):
-        gdp_epsilon(1.0, None)
-
-
-def test_filter_refuses_the_step_that_would_overspend():
-    f = GaussianPrivacyFilter(1.0)
-    f.charge(2.0)
-    f.charge(2.0)
-    f.charge(2.0)
-    f.charge(2.0)  # mu spent is now exactly 1.0
-    assert f.mu_spent == pytest.approx(1.0)
-    with pytest.raises(BudgetExhaustedError, match="budget"):
-        f.charge(1000.0)
-    np.testing.assert_array_equal(f.noise_multipliers, [2.0] * 4)
-    assert "steps=4" in repr(f)
-
-
-def test_filter_accepts_a_calibrated_run_to_the_last_step():
-    z = calibrate_noise_multipliers(0.97 ** np.arange(500), 0.3, 1e-8)
-    f = GaussianPrivacyFilter(gdp_mu(0.3, 1e-8))
-    for v in z:
-        f.charge(v)
-    assert f.noise_multipliers.shape == (500,)
-
-
-def test_gaussian_steps_hold_plain_python_numbers():
-    # A ledger entry reads, compares and pickles the same whichever fit path built
-    # it (the PLD calibration returns NumPy scalars).
-    record = GaussianSteps(np.float64(3.2), np.float64(0.5), np.int64(7))
-    assert type(record.noise_multiplier) is float
-    assert type(record.sampling_rate) is float
-    assert type(record.count) is int
-    assert (
-        repr(record)
-        == "GaussianSteps(noise_multiplier=3.2, sampling_rate=0.5, count=7)"
-    )
-    assert record == GaussianSteps(3.2, 0.5, 7)
+def test_every_module_of_the_package_stays_under_800_lines():
+    root = Path(accounting.__file__).parent
+    sizes = {p.name: len(p.read_text().splitlines()) for p in root.glob("*.py")}
+    assert len(sizes) >= 9
+    assert max(sizes.values()) <= 800, sizes
+    for name in sizes:
+        if name != "__init__.py":
+            importlib.import_module(f"sklearn_dpgd.accounting.{name[:-3]}")

@@ -11,22 +11,28 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from dp_accounting.pld import common
 from dp_accounting.pld import privacy_loss_distribution as pld_lib
 from scipy.stats import norm
 from sklearn.datasets import make_classification
 from sklearn.preprocessing import Normalizer
 
 from sklearn_dpgd import DPLogisticRegression
-from sklearn_dpgd._subsampled import DEFAULT_ORDERS, rdp_epsilon
 from sklearn_dpgd.accounting import (
+    DEFAULT_ORDERS,
     EpsilonDeltaRecord,
     GaussianSteps,
-    SparseVectorSteps,
+    LedgerEntry,
+    SnowballSteps,
+    compress_ledger,
     gdp_mu,
+    ledger_epsilon,
     poisson_amplified_rdp,
     pure_dp_rdp,
+    rdp_epsilon,
     sparse_vector_rdp,
 )
+from sklearn_dpgd.accounting._compose import _LEDGER_PLD_STEP, _pld_compose
 from sklearn_dpgd.exceptions import PrivacyLeakWarning
 from sklearn_dpgd.model_selection import PrivateGridSearchCV
 from sklearn_dpgd.pipeline import make_private_pipeline
@@ -189,34 +195,6 @@ def test_dp_agd_keeps_the_renyi_filter_which_admits_more_iterations(eps, delta):
     assert n_gdp < 0.96 * n_renyi
 
 
-@pytest.mark.parametrize("q", [0.1, 0.01, 1.0])
-def test_laplace_sparse_vector_rdp_is_the_smaller_valid_bound(q):
-    # Two valid RDP bounds of a (Poisson-subsampled) Laplace line search; the
-    # record charges the smaller: Chen & Lee's amplified by Zhu & Wang, and the
-    # search's pure epsilon_BT-DP amplified by subsampling, then converted.
-    budget, count = 0.005, 3
-    record = SparseVectorSteps(budget, "laplace", q, count)
-    amplified = math.log1p(q * math.expm1(budget))
-    for order in (2, 10, 100):
-        chen_lee = count * (
-            float(sparse_vector_rdp([order], budget)[0])
-            if q == 1.0
-            else poisson_amplified_rdp(lambda o: sparse_vector_rdp(o, budget), q, order)
-        )
-        pure = count * min(amplified, 0.5 * order * amplified**2)
-        assert record.rdp(order) == pytest.approx(min(chen_lee, pure), rel=1e-12)
-    # Gaussian searches keep Chen & Lee's bound alone.
-    gaussian = SparseVectorSteps(budget, "gaussian", q)
-    assert gaussian.rdp(10) == pytest.approx(
-        float(sparse_vector_rdp([10], budget, "gaussian")[0])
-        if q == 1.0
-        else poisson_amplified_rdp(
-            lambda o: sparse_vector_rdp(o, budget, "gaussian"), q, 10
-        ),
-        rel=1e-12,
-    )
-
-
 def test_line_search_filter_admits_far_more_nominal_iterations():
     # LineSearchSchedule's defaults (q = 0.1): the pure-DP bound of the searches
     # lets the same Renyi filter run many more nominal iterations than Chen &
@@ -233,3 +211,63 @@ def test_line_search_filter_admits_far_more_nominal_iterations():
     )
     gradient = renyi.cost(records[0])
     assert now > 3 * renyi.remaining() / (gradient + before)
+
+
+def test_ledger_composes_subsampled_steps_with_records_as_dp_accounting():
+    # A ledger with (epsilon, delta) records composes its subsampled steps with
+    # the fast PMFs; dp-accounting's own composition on the same grid agrees,
+    # the tail truncation (at most 1e-3 delta) only adding.
+    delta = 1e-6
+    steps = (GaussianSteps(2.0, 0.05, 20), GaussianSteps(1.5, 0.05, 10))
+    entries = [LedgerEntry(steps), LedgerEntry(EpsilonDeltaRecord(0.2, 1e-7))]
+    got = _pld_compose(entries, delta)
+    reference = pld_lib.from_privacy_parameters(
+        common.DifferentialPrivacyParameters(0.2, 1e-7),
+        value_discretization_interval=_LEDGER_PLD_STEP,
+    )
+    for r in steps:
+        reference = reference.compose(
+            pld_lib.from_gaussian_mechanism(
+                r.noise_multiplier,
+                sampling_prob=r.sampling_rate,
+                value_discretization_interval=_LEDGER_PLD_STEP,
+            ).self_compose(r.count)
+        )
+    expected = reference.get_epsilon_for_delta(delta)
+    assert expected * (1 - 1e-8) <= got <= expected * (1 + 1e-4)
+
+
+def test_ledger_compression_and_epsilon():
+    led = compress_ledger([2.0, 2.0, 3.0, 3.0, 3.0], [1.0, 1.0, 1.0, 0.5, 0.5])
+    assert led == (
+        GaussianSteps(2.0, 1.0, 2),
+        GaussianSteps(3.0, 1.0, 1),
+        GaussianSteps(3.0, 0.5, 2),
+    )
+    full = compress_ledger([2.0] * 4)
+    assert ledger_epsilon(full, 1e-6) == ledger_epsilon(full, 1e-6, accountant="gdp")
+    with pytest.raises(ValueError, match="gdp"):
+        ledger_epsilon(led, 1e-6, accountant="gdp")
+    with pytest.raises(ValueError, match="empty"):
+        ledger_epsilon((), 1e-6)
+    with pytest.raises(ValueError, match="accountant"):
+        ledger_epsilon(full, 1e-6, accountant="moments")
+    with pytest.raises(ValueError, match="sampling_rate"):
+        GaussianSteps(1.0, 1.5)
+    with pytest.raises(ValueError, match="count"):
+        GaussianSteps(1.0, 0.5, 0)
+
+
+def test_ledger_epsilon_composes_snowball_in_rdp_only():
+    plan = SnowballSteps((4,), (1.0,), (0.1,))
+    # One step with B = 4, z = 1: rho = 1 / z, the RDP of a Gaussian step.
+    assert plan.rho == pytest.approx(1.0)
+    mixed = (plan, GaussianSteps(1.0))
+    assert ledger_epsilon(mixed, 1e-6) == pytest.approx(
+        ledger_epsilon((GaussianSteps(1.0, count=2),), 1e-6, accountant="rdp"), rel=1e-9
+    )
+    for accountant in ("gdp", "pld"):
+        with pytest.raises(ValueError, match="RDP"):
+            ledger_epsilon((plan,), 1e-6, accountant=accountant)
+    with pytest.raises(ValueError, match="batch_sizes"):
+        SnowballSteps((0,), (1.0,), (0.1,))

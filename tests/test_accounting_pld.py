@@ -8,33 +8,12 @@ import dp_accounting
 import numpy as np
 import pytest
 from dp_accounting import NeighboringRelation
-from dp_accounting.pld import common
 from dp_accounting.pld import privacy_loss_distribution as pld_lib
 
-from sklearn_dpgd import DPLogisticRegression, _pld
-from sklearn_dpgd import _subsampled as sub
-from sklearn_dpgd._subsampled import (
-    calibrate_poisson_noise_multipliers,
+from sklearn_dpgd.accounting import _pld
+from sklearn_dpgd.accounting._subsampled import (
     pld_epsilon,
-    pld_grid_step,
-    pld_plan_levels,
 )
-from sklearn_dpgd.accounting import (
-    _LEDGER_PLD_STEP,
-    EpsilonDeltaRecord,
-    GaussianSteps,
-    LedgerEntry,
-    _expand_ledger,
-    _pld_compose,
-)
-from sklearn_dpgd.schedules import ExponentialDecaySchedule
-
-
-def _finer_epsilon(z, q, delta, step):
-    """PLD epsilon of exactly these steps, each level exactly (no rounding)."""
-    zg, qg, counts = sub._group_steps(np.asarray(z, float), np.broadcast_to(q, z.shape))
-    levels = [(a, b, int(n)) for a, b, n in zip(zg, qg, counts, strict=True)]
-    return _pld.epsilon_of(_pld.composed_pmfs(levels, step, delta), step, delta)
 
 
 @pytest.mark.parametrize(
@@ -82,96 +61,6 @@ def test_composition_matches_dp_accounting_and_truncation_only_adds():
     assert pld_epsilon(z, q, delta, step) == pytest.approx(fast, rel=1e-6)
 
 
-def test_plan_levels_round_down_where_rounding_costs_least():
-    q = 0.01
-    p = np.linspace(1.0, 3.0, 500)
-    z = pld_plan_levels(p, q)
-    assert np.unique(z).size <= 32
-    assert np.all(z <= p) and np.all(np.diff(z) >= 0)
-    # The low-noise steps (which spend most) are rounded the least.
-    assert np.max(1 - z[:50] / p[:50]) < np.max(1 - z[-50:] / p[-50:])
-    few = np.repeat([1.0, 2.0], 250)
-    np.testing.assert_array_equal(pld_plan_levels(few, q), few)
-    with pytest.raises(ValueError, match="max_levels"):
-        pld_plan_levels(p, q, max_levels=0)
-    with pytest.raises(ValueError, match="noise_multipliers"):
-        pld_plan_levels(-p, q)
-
-
-@pytest.mark.parametrize("epsilon", [0.4, 1.6])
-def test_calibrating_distinct_levels_reports_within_2_percent_of_what_ran(
-    epsilon, monkeypatch
-):
-    # 1,000 distinct noise levels at Adult's batch_size=256 rate: the plan that
-    # runs has at most 32 levels, its reported epsilon is the budget (to 1e-4,
-    # never more), and that is in [PLD, 1.02 PLD] for a 4x finer grid of exactly
-    # these steps. Few PLD evaluations (the benchmark times them).
-    calls = []
-    composed = _pld.composed_pmfs
-
-    def counting(levels, step, delta=None):
-        calls.append(len(levels))
-        return composed(levels, step, delta)
-
-    monkeypatch.setattr(_pld, "composed_pmfs", counting)
-    q, delta = 256 / 32561, 1e-8
-    profile = np.linspace(1.0, 3.0, 1000)
-    z = calibrate_poisson_noise_multipliers(profile, q, epsilon, delta)
-    assert len(calls) <= 6 and max(calls) <= 32
-    assert np.unique(z).size <= 32
-    # Rounding down to the levels keeps the profile's order (a staircase).
-    assert np.all(np.diff(z) >= 0)
-    step = pld_grid_step(epsilon, z.size)
-    reported = pld_epsilon(z, q, delta, step)
-    assert epsilon * (1 - 1e-4) <= reported <= epsilon
-    finer = _finer_epsilon(z, q, delta, step / 4)
-    assert finer <= reported <= 1.02 * finer
-
-
-def test_minibatch_fit_runs_the_levels_its_pld_composes():
-    rng = np.random.default_rng(0)
-    X = rng.standard_normal((2000, 5))
-    y = (X[:, 0] + 0.5 * rng.standard_normal(2000) > 0).astype(int)
-    clf = DPLogisticRegression(
-        epsilon=1.0,
-        delta=1e-6,
-        batch_size=50,
-        max_iter=400,
-        schedule=ExponentialDecaySchedule(0.997),
-        public_n_samples=2000,
-        random_state=0,
-    ).fit(X, y)
-    assert 1 < np.unique(clf.noise_multipliers_).size <= 32
-    z, q = _expand_ledger(clf.ledger_)
-    finer = _finer_epsilon(z, q, 1e-6, pld_grid_step(1.0, z.size) / 4)
-    assert finer <= clf.epsilon_ <= 1.02 * finer
-    assert clf.epsilon_ <= 1.0
-
-
-def test_ledger_composes_subsampled_steps_with_records_as_dp_accounting():
-    # A ledger with (epsilon, delta) records composes its subsampled steps with
-    # the fast PMFs; dp-accounting's own composition on the same grid agrees,
-    # the tail truncation (at most 1e-3 delta) only adding.
-    delta = 1e-6
-    steps = (GaussianSteps(2.0, 0.05, 20), GaussianSteps(1.5, 0.05, 10))
-    entries = [LedgerEntry(steps), LedgerEntry(EpsilonDeltaRecord(0.2, 1e-7))]
-    got = _pld_compose(entries, delta)
-    reference = pld_lib.from_privacy_parameters(
-        common.DifferentialPrivacyParameters(0.2, 1e-7),
-        value_discretization_interval=_LEDGER_PLD_STEP,
-    )
-    for r in steps:
-        reference = reference.compose(
-            pld_lib.from_gaussian_mechanism(
-                r.noise_multiplier,
-                sampling_prob=r.sampling_rate,
-                value_discretization_interval=_LEDGER_PLD_STEP,
-            ).self_compose(r.count)
-        )
-    expected = reference.get_epsilon_for_delta(delta)
-    assert expected * (1 - 1e-8) <= got <= expected * (1 + 1e-4)
-
-
 @pytest.mark.parametrize("add", [False, True], ids=["remove", "add"])
 @pytest.mark.parametrize(
     # Under "add" the loss is at most -log(1 - q): epsilons below it.
@@ -209,27 +98,3 @@ def test_hockey_stick_is_the_integral_of_the_neighbouring_densities(z, q, eps, a
     shift = 1.0 if add else -1.0
     assert got == pytest.approx(delta_for(shift), rel=1e-6, abs=1e-12)
     assert got != pytest.approx(delta_for(2 * shift), rel=0.05)
-
-
-@pytest.mark.parametrize("epsilon", [0.4, 1.6])
-def test_calibrated_distinct_levels_against_dp_accountings_own_pld(epsilon):
-    # The reference is dp-accounting's PLDAccountant itself (its own PMFs and
-    # compositions) on a 2x finer grid, for exactly the 1,000 steps that run.
-    q, delta = 256 / 32561, 1e-8
-    z = calibrate_poisson_noise_multipliers(
-        np.linspace(1.0, 3.0, 1000), q, epsilon, delta
-    )
-    step = pld_grid_step(epsilon, z.size)
-    accountant = dp_accounting.pld.PLDAccountant(
-        NeighboringRelation.ADD_OR_REMOVE_ONE, value_discretization_interval=step / 2
-    )
-    for level, count in zip(*np.unique(z, return_counts=True), strict=True):
-        accountant.compose(
-            dp_accounting.PoissonSampledDpEvent(
-                q, dp_accounting.GaussianDpEvent(float(level))
-            ),
-            int(count),
-        )
-    reference = accountant.get_epsilon(delta)
-    reported = pld_epsilon(z, q, delta, step)
-    assert reference <= reported <= 1.02 * reference

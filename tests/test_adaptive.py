@@ -5,8 +5,6 @@ import math
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from dp_accounting import dp_event, rdp
-from scipy import integrate, stats
 from sklearn.base import clone
 from sklearn.datasets import make_classification
 
@@ -16,16 +14,12 @@ from sklearn_dpgd._losses import LOSS_CODES
 from sklearn_dpgd._oracle import PrivateGradientOracle
 from sklearn_dpgd._public_size import count_noise_multiplier
 from sklearn_dpgd.accounting import (
+    FixedOrderRenyiFilter,
     GaussianSteps,
     NoisyMaxSteps,
-    RenyiPrivacyFilter,
     SparseVectorSteps,
-    best_filter_order,
     gdp_mu,
     ledger_epsilon,
-    poisson_amplified_rdp,
-    pure_dp_rdp,
-    sparse_vector_rdp,
 )
 from sklearn_dpgd.exceptions import BudgetExhaustedError
 from sklearn_dpgd.schedules import AdaptiveStepSchedule, LineSearchSchedule
@@ -116,7 +110,9 @@ def test_noisy_argmin_matches_numpy_twin(factor):
     X, y, W, b, D, db = _problem()
     etas = np.arange(5) * 0.3
     public = np.linspace(0.0, 1.0, 5)
-    oracle = _oracle(RenyiPrivacyFilter(1.0, 1e-6, 32.0), 5, X, y, sensitivity=factor)
+    oracle = _oracle(
+        FixedOrderRenyiFilter(1.0, 1e-6, 32.0), 5, X, y, sensitivity=factor
+    )
     got = oracle.noisy_argmin(W[:, :], b, D, db, etas, public, 3.0, 0.2)
     scores = ref.clipped_objective_along(X, y, W, b, D, db, etas, True, 3.0, "logistic")
     noise = np.random.default_rng(5).exponential(factor * 3.0 / 0.2, size=5)
@@ -130,7 +126,7 @@ def test_sparse_vector_matches_numpy_twin(noise, q):
     X, y, W, b, D, db = _problem()
     etas = 2.0 * 0.8 ** np.arange(6)
     public = -0.5 * etas
-    filt = RenyiPrivacyFilter(10.0, 1e-6, 32)
+    filt = FixedOrderRenyiFilter(10.0, 1e-6, 32)
     got = _oracle(filt, 9, X, y, q).sparse_vector_armijo(
         W, b, D, db, etas, public, 1.0, 0.05, noise
     )
@@ -156,7 +152,7 @@ def test_sparse_vector_accepts_clear_decrease_and_refuses_increase():
     X, y, W, b, _, _ = _problem(n=2000)
     grad = ref.clipped_gradient_sum(X, y, W, b, True, 1e9, "logistic") / len(y)
     etas = np.array([0.5, 0.1])
-    filt = RenyiPrivacyFilter(1e9, 1e-6, 2.0)
+    filt = FixedOrderRenyiFilter(1e9, 1e-6, 2.0)
     oracle = _oracle(filt, 0, X, y)
     D, db = grad[:, :-1], grad[:, -1]
     g2 = float(np.vdot(grad, grad))
@@ -172,7 +168,7 @@ def test_sparse_vector_accepts_clear_decrease_and_refuses_increase():
 
 def test_filter_refuses_overspending_query_before_computing():
     X, y, W, b, D, db = _problem()
-    filt = RenyiPrivacyFilter(2.0, 1e-6, 16.0)
+    filt = FixedOrderRenyiFilter(2.0, 1e-6, 16.0)
     oracle = _oracle(filt, 3, X, y)
     state = oracle._rng.bit_generator.state
     with pytest.raises(BudgetExhaustedError, match="would spend"):
@@ -188,102 +184,6 @@ def test_filter_refuses_overspending_query_before_computing():
 
 
 # ------------------------------------------------------------------ accounting
-
-
-def _svt_outcome_probabilities(queries, thr_scale, q_scale, kind):
-    """P(stop at i), i = 0..m-1, and P(no stop), by integrating the threshold noise."""
-    dist = stats.laplace if kind == "laplace" else stats.norm
-    m = len(queries)
-
-    def prob(i, lam):
-        below = np.prod([dist.cdf(lam - queries[j], scale=q_scale) for j in range(i)])
-        if i == m:
-            return below
-        return below * dist.sf(lam - queries[i], scale=q_scale)
-
-    out = []
-    for i in range(m + 1):
-        val, _ = integrate.quad(
-            lambda lam, i=i: prob(i, lam) * dist.pdf(lam, scale=thr_scale),
-            -np.inf,
-            np.inf,
-            epsabs=1e-14,
-            epsrel=1e-12,
-            limit=200,
-        )
-        out.append(val)
-    return np.array(out)
-
-
-@pytest.mark.parametrize("kind", ["laplace", "gaussian"])
-def test_sparse_vector_rdp_bounds_the_exact_renyi_divergence(kind):
-    # Two neighbouring query vectors, every query moved by the sensitivity 1 in
-    # the direction that favours different outcomes; the numerically exact Renyi
-    # divergence of the outputs must stay below Thm 2 / Thm 3 of Chen & Lee.
-    budget = 1.0
-    if kind == "laplace":
-        thr, qs = 1.0 / (budget / 2), 1.0 / (budget / 4)
-    else:
-        thr, qs = math.sqrt(3 / (2 * budget)), math.sqrt(3 / budget)
-    q0 = np.array([-1.0, 0.5, 0.0])
-    worst = 0.0
-    for shift in ([1, 1, 1], [-1, -1, -1], [1, -1, 1], [-1, 1, -1], [-1, -1, 1]):
-        P = _svt_outcome_probabilities(q0, thr, qs, kind)
-        Q = _svt_outcome_probabilities(q0 + np.array(shift), thr, qs, kind)
-        assert P.sum() == pytest.approx(1.0, abs=1e-9)
-        for a in (2.0, 4.0, 8.0):
-            for A, B in ((P, Q), (Q, P)):
-                div = math.log(np.sum(A**a * B ** (1 - a))) / (a - 1)
-                bound = sparse_vector_rdp([a], budget, kind)[0]
-                assert div <= bound + 1e-9
-                worst = max(worst, div / bound)
-    assert worst > 0.05  # the check is not vacuous: divergences are of that order
-
-
-def test_sparse_vector_rdp_closed_forms():
-    orders = np.array([1.5, 2.0, 10.0])
-    np.testing.assert_allclose(
-        sparse_vector_rdp(orders, 0.3, "gaussian"), 0.3 * orders, rtol=1e-14
-    )
-    # Laplace, eq. (4): tends to epsilon_BT (pure DP) for large orders, and its
-    # limit alpha -> 1 is small: bounded by the pure-DP conversion.
-    big = sparse_vector_rdp([1e6], 0.2, "laplace")[0]
-    assert big == pytest.approx(0.2, rel=1e-3)
-    assert np.all(sparse_vector_rdp(orders, 0.2) <= pure_dp_rdp(orders, 0.2) + 1e-15)
-    with pytest.raises(ValueError, match="noise"):
-        sparse_vector_rdp(orders, 0.2, "cauchy")
-
-
-def test_amplification_bounds_exact_subsampled_gaussian():
-    # Lemma 4 (Zhu & Wang) applied to the Gaussian must upper-bound the exact
-    # subsampled-Gaussian RDP (dp-accounting), and not by much.
-    for z, q in [(1.0, 0.1), (3.0, 0.01), (0.8, 0.5)]:
-        for a in (2, 8, 32):
-            bound = poisson_amplified_rdp(lambda o, z=z: o / (2 * z * z), q, a)
-            acc = rdp.RdpAccountant([float(a)])
-            acc.compose(dp_event.PoissonSampledDpEvent(q, dp_event.GaussianDpEvent(z)))
-            exact = acc._rdp[0]
-            assert exact <= bound * (1 + 1e-9)
-            assert bound <= 3.5 * exact + 1e-12
-    assert poisson_amplified_rdp(lambda o: 0.1 * o, 1.0, 5) == pytest.approx(0.5)
-    with pytest.raises(ValueError, match="order"):
-        poisson_amplified_rdp(lambda o: o, 0.1, 2.5)
-
-
-def test_filter_budget_and_order_choice():
-    filt = RenyiPrivacyFilter(1.0, 1e-6, 20.0)
-    conv = math.log1p(-1 / 20) - (math.log(1e-6) + math.log(20)) / 19
-    assert filt.budget == pytest.approx(1.0 - conv)
-    with pytest.raises(ValueError, match="larger order"):
-        RenyiPrivacyFilter(0.1, 1e-8, 2.0)
-    orders = np.arange(2.0, 400.0)
-    order = best_filter_order(0.5, 1e-8, orders, orders * 1e-4)
-    # For a zCDP-like nominal step the best order maximises (eps - c(a)) / a.
-    rooms = [
-        (0.5 - (math.log1p(-1 / a) - (math.log(1e-8) + math.log(a)) / (a - 1))) / a
-        for a in orders
-    ]
-    assert order == orders[int(np.argmax(rooms))]
 
 
 # ------------------------------------------------------------------ the fits

@@ -262,7 +262,7 @@ def test_temperature_keeps_predictions_and_scales_the_model():
 def test_temperature_charges_before_it_reads():
     # A filter with no budget left refuses the first step: nothing is computed.
     spent = GaussianPrivacyFilter(1.0)
-    spent.charge(1.0)
+    spent.charge(GaussianSteps(1.0))
     with pytest.raises(BudgetExhaustedError):
         temperature_scale(
             np.ones((10, 2)),

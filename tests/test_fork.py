@@ -111,7 +111,7 @@ _SCRIPT = textwrap.dedent(
     held, release = threading.Event(), threading.Event()
 
     def hold_lock():
-        with accounting._LEDGER_LOCK:
+        with accounting._ledger._LEDGER_LOCK:
             held.set()
             release.wait()
 

@@ -8,23 +8,19 @@ from sklearn.datasets import make_classification
 from sklearn.preprocessing import Normalizer
 
 from sklearn_dpgd import (
-    BudgetExhaustedError,
     DPHuberSVM,
     DPLogisticRegression,
     ExponentialDecaySchedule,
     PrivacyLeakWarning,
     PURSchedule,
 )
-from sklearn_dpgd._subsampled import pld_epsilon, pld_grid_step, scale_to_budget
 from sklearn_dpgd.accounting import (
-    GaussianSteps,
-    PldPrivacyFilter,
-    PrivacyLedger,
-    RdpPrivacyFilter,
-    _expand_ledger,
     compress_ledger,
     ledger_epsilon,
+    pld_epsilon,
+    pld_grid_step,
 )
+from sklearn_dpgd.accounting._records import _expand_ledger
 from sklearn_dpgd.linear_model import _fixed_order_filter
 
 from . import _reference as ref
@@ -207,83 +203,3 @@ def test_pur_with_minibatches_stops_at_the_budget():
     z_next = ctx_z[0] * 1.0 / (t + 1)  # nonconvex PUR: z_t = z_1 / t
     more = list(zip(np.append(ctx_z, z_next), [0.1] * (t + 1), strict=True))
     assert eps_of(compress_ledger(*map(list, zip(*more, strict=True))), 1e-6) > 1.0
-
-
-def test_ledger_compression_and_epsilon():
-    led = compress_ledger([2.0, 2.0, 3.0, 3.0, 3.0], [1.0, 1.0, 1.0, 0.5, 0.5])
-    assert led == (
-        GaussianSteps(2.0, 1.0, 2),
-        GaussianSteps(3.0, 1.0, 1),
-        GaussianSteps(3.0, 0.5, 2),
-    )
-    full = compress_ledger([2.0] * 4)
-    assert ledger_epsilon(full, 1e-6) == ledger_epsilon(full, 1e-6, accountant="gdp")
-    with pytest.raises(ValueError, match="gdp"):
-        ledger_epsilon(led, 1e-6, accountant="gdp")
-    with pytest.raises(ValueError, match="empty"):
-        ledger_epsilon((), 1e-6)
-    with pytest.raises(ValueError, match="accountant"):
-        ledger_epsilon(full, 1e-6, accountant="moments")
-    with pytest.raises(ValueError, match="sampling_rate"):
-        GaussianSteps(1.0, 1.5)
-    with pytest.raises(ValueError, match="count"):
-        GaussianSteps(1.0, 0.5, 0)
-
-
-@pytest.mark.parametrize("Filter", [RdpPrivacyFilter, PldPrivacyFilter])
-def test_filter_refuses_and_reservation_is_all_or_nothing(Filter):
-    f = Filter(0.5, 1e-6)
-    with pytest.raises(BudgetExhaustedError, match="planned"):
-        f.reserve(np.full(100, 0.8), 0.5)
-    assert f.ledger == ()  # nothing was approved
-    f.reserve(np.full(10, 5.0), 0.01)
-    for _ in range(10):
-        f.charge(5.0, 0.01)
-    assert 0 < f.epsilon_spent <= 0.5 and len(f.noise_multipliers) == 10
-    with pytest.raises(BudgetExhaustedError, match="budget"):
-        f.charge(0.3, 1.0)  # one unplanned, very noisy-free step is refused
-    g = Filter(1.0, 1e-6)
-    g.reserve([4.0, 4.0], 0.1)
-    with pytest.raises(ValueError, match="reserved plan"):
-        g.charge(3.0, 0.1)
-
-
-def test_pld_filter_decides_with_the_pld_of_the_count_and_the_plan():
-    # Adult at batch_size=256: a plan rescaled to spend 0.4 with the count in one
-    # PLD is approved by the PLD filter, refused by the RDP one (looser), and 1%
-    # less noise is refused by the PLD filter too.
-    q, delta = 256 / 32561, 1e-8
-
-    def with_count(Filter):
-        f = Filter(0.4, delta)
-        f.charge(122.0, 1.0)  # the noisy count of the public size
-        return f
-
-    f = with_count(PldPrivacyFilter)
-    z = scale_to_budget(lambda zz: f.epsilon_with(zz, q), np.full(1000, 3.0), 0.4)
-    with pytest.raises(BudgetExhaustedError, match="planned"):
-        with_count(RdpPrivacyFilter).reserve(z, q)
-    with pytest.raises(BudgetExhaustedError, match="planned"):
-        with_count(PldPrivacyFilter).reserve(0.99 * z, q)
-    f.reserve(z, q)
-    for zi in z:
-        f.charge(zi, q)
-    assert 0.4 * (1 - 1e-4) <= f.epsilon_spent <= 0.4
-    # ledger_epsilon's default for subsampled steps is the PLD too, and its
-    # re-audit of the filter's ledger never exceeds what the filter approved.
-    assert ledger_epsilon(f.ledger, delta) == f.epsilon_spent
-
-
-def test_ledger_cap_decides_subsampled_steps_with_the_pld():
-    # Adult at batch_size=256 calibrated to PLD epsilon 0.4: a cap of 0.41 admits
-    # the run (PLD 0.4), which RDP would have put at 0.426 and refused.
-    q, delta = 256 / 32561, 1e-8
-    f = PldPrivacyFilter(0.4, delta)
-    z = scale_to_budget(lambda zz: f.epsilon_with(zz, q), np.full(1000, 3.0), 0.4)
-    steps = compress_ledger(z, q)
-    assert ledger_epsilon(steps, delta, accountant="rdp") > 0.41
-    ledger = PrivacyLedger(epsilon=0.41, delta=delta)
-    ledger.charge(steps, source="minibatch plan")
-    assert ledger.epsilon(delta) == pytest.approx(0.4, rel=1e-3)
-    with pytest.raises(BudgetExhaustedError, match="cap"):
-        ledger.charge(compress_ledger([50.0], 1.0), source="one more step")

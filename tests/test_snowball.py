@@ -9,7 +9,6 @@ from sklearn.preprocessing import Normalizer
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from sklearn_dpgd import (
-    BudgetExhaustedError,
     DPHuberSVM,
     DPLogisticRegression,
     PrivacyLeakWarning,
@@ -24,9 +23,8 @@ from sklearn_dpgd._snowball import (
     snowball_batch_sizes,
     snowball_rho,
 )
-from sklearn_dpgd._subsampled import DEFAULT_ORDERS
 from sklearn_dpgd.accounting import (
-    AmplifiedIterationFilter,
+    DEFAULT_ORDERS,
     GaussianSteps,
     SnowballSteps,
     ledger_epsilon,
@@ -282,7 +280,7 @@ def test_snowball_rejects_bad_parameters(params, match):
 def test_snowball_batch_sizes_and_rho_helpers():
     rho = snowball_rho(1.0, 1e-8)
     orders = np.asarray(DEFAULT_ORDERS)
-    from sklearn_dpgd._subsampled import rdp_epsilon
+    from sklearn_dpgd.accounting import rdp_epsilon
 
     assert rdp_epsilon(0.5 * orders * rho**2, orders, 1e-8) <= 1.0
     assert rdp_epsilon(0.5 * orders * (rho * 1.001) ** 2, orders, 1e-8) > 1.0
@@ -291,67 +289,6 @@ def test_snowball_batch_sizes_and_rho_helpers():
     np.testing.assert_array_equal(B[-1], math.ceil(2 * math.sqrt(20) / rho))
     with pytest.raises(ValueError, match="public size public_n_samples_ is 5"):
         snowball_batch_sizes(5, 20, rho)
-
-
-def test_amplified_iteration_filter_refuses_overspending_and_off_plan_steps():
-    plan = SnowballSteps((2, 3), (0.5, 0.75), (0.1, 0.1))
-    filt = AmplifiedIterationFilter(epsilon=1e-3, delta=1e-6)
-    with pytest.raises(BudgetExhaustedError, match="Snowball plan"):
-        filt.reserve(plan)
-    filt = AmplifiedIterationFilter(epsilon=100.0, delta=1e-6)
-    with pytest.raises(BudgetExhaustedError):
-        filt.charge(2, 0.5)  # nothing reserved
-    filt.reserve(plan)
-    with pytest.raises(ValueError, match="plan"):
-        filt.charge(3, 0.5)
-    filt.charge(2, 0.5)
-    filt.charge(3, 0.75)
-    with pytest.raises(BudgetExhaustedError):
-        filt.charge(3, 0.75)
-    assert filt.ledger == (plan,)
-    assert filt.epsilon_spent == ledger_epsilon((plan,), 1e-6)
-
-
-def test_ledger_epsilon_composes_snowball_in_rdp_only():
-    plan = SnowballSteps((4,), (1.0,), (0.1,))
-    # One step with B = 4, z = 1: rho = 1 / z, the RDP of a Gaussian step.
-    assert plan.rho == pytest.approx(1.0)
-    mixed = (plan, GaussianSteps(1.0))
-    assert ledger_epsilon(mixed, 1e-6) == pytest.approx(
-        ledger_epsilon((GaussianSteps(1.0, count=2),), 1e-6, accountant="rdp"), rel=1e-9
-    )
-    for accountant in ("gdp", "pld"):
-        with pytest.raises(ValueError, match="RDP"):
-            ledger_epsilon((plan,), 1e-6, accountant=accountant)
-    with pytest.raises(ValueError, match="batch_sizes"):
-        SnowballSteps((0,), (1.0,), (0.1,))
-
-
-def test_amplified_iteration_filter_composes_a_count_before_the_plan():
-    plan = SnowballSteps((2, 3), (0.5, 0.75), (0.1, 0.1))
-    count = GaussianSteps(10.0)
-    filt = AmplifiedIterationFilter(epsilon=100.0, delta=1e-6)
-    filt.charge_before(count)
-    assert filt.ledger == (count,)
-    assert filt.epsilon_spent == ledger_epsilon((count,), 1e-6, accountant="rdp")
-    filt.reserve(plan)
-    with pytest.raises(ValueError, match="before"):
-        filt.charge_before(count)
-    filt.charge(2, 0.5)
-    filt.charge(3, 0.75)
-    assert filt.ledger == (count, plan)
-    assert filt.epsilon_spent == ledger_epsilon((count, plan), 1e-6)
-    # The budget covers the composition, not each part alone.
-    both = ledger_epsilon((count, plan), 1e-6)
-    alone = ledger_epsilon((plan,), 1e-6)
-    filt = AmplifiedIterationFilter(epsilon=(both + alone) / 2, delta=1e-6)
-    filt.charge_before(count)
-    with pytest.raises(BudgetExhaustedError, match="Snowball plan"):
-        filt.reserve(plan)
-    with pytest.raises(BudgetExhaustedError, match="before"):
-        AmplifiedIterationFilter(epsilon=1e-3, delta=1e-6).charge_before(count)
-    with pytest.raises(ValueError, match="full-batch"):
-        AmplifiedIterationFilter(1.0, 1e-6).charge_before(GaussianSteps(1.0, 0.5))
 
 
 @pytest.mark.parametrize("public_n_samples", [None, 2000])

@@ -19,12 +19,15 @@ from sklearn_dpgd.accounting import (
     EpsilonDeltaRecord,
     GaussianSteps,
     LedgerEntry,
+    PldPrivacyFilter,
     PrivacyLedger,
     _compose_entries,
     calibrate_noise_multipliers,
+    compress_ledger,
     gdp_epsilon,
     gdp_mu,
     ledger_epsilon,
+    scale_to_budget,
 )
 from sklearn_dpgd.exceptions import UnrecordedFitError
 
@@ -326,3 +329,18 @@ def test_active_ledgers_and_recording_only_are_public_and_scoped(data):
     with pytest.raises(TypeError, match="ledger"):
         with recording_only("not a ledger"):
             pass
+
+
+def test_ledger_cap_decides_subsampled_steps_with_the_pld():
+    # Adult at batch_size=256 calibrated to PLD epsilon 0.4: a cap of 0.41 admits
+    # the run (PLD 0.4), which RDP would have put at 0.426 and refused.
+    q, delta = 256 / 32561, 1e-8
+    f = PldPrivacyFilter(0.4, delta)
+    z = scale_to_budget(lambda zz: f.epsilon_with(zz, q), np.full(1000, 3.0), 0.4)
+    steps = compress_ledger(z, q)
+    assert ledger_epsilon(steps, delta, accountant="rdp") > 0.41
+    ledger = PrivacyLedger(epsilon=0.41, delta=delta)
+    ledger.charge(steps, source="minibatch plan")
+    assert ledger.epsilon(delta) == pytest.approx(0.4, rel=1e-3)
+    with pytest.raises(BudgetExhaustedError, match="cap"):
+        ledger.charge(compress_ledger([50.0], 1.0), source="one more step")

@@ -1,10 +1,9 @@
 """Gaussian differential privacy in closed form: trade-off, conversion, calibration.
 
 The low-level layer of the accounting: it imports nothing from the rest of the
-package, so that :mod:`sklearn_dpgd.accounting` and the subsampled-Gaussian
-accountant (``_subsampled``) can both build on it without an import cycle. Every
-public name here is re-exported by :mod:`sklearn_dpgd.accounting`, where users import
-it.
+package, so that every other module of :mod:`sklearn_dpgd.accounting` can build on
+it without an import cycle. Every public name here is re-exported by
+:mod:`sklearn_dpgd.accounting`, where users import it.
 
 A ``mu``-GDP mechanism is ``(epsilon, delta(epsilon))``-DP for every ``epsilon >= 0``
 with ``delta(epsilon) = Phi(-epsilon/mu + mu/2) - exp(epsilon) Phi(-epsilon/mu - mu/2)``

@@ -1,0 +1,492 @@
+"""The budget ledger across fits: PrivacyLedger and the ledgers a fit records into.
+
+Nothing in this module reads data. A fit charges the active ledgers
+(:func:`_charge_active_ledgers`) after its noise is calibrated and before it reads
+data; a ledger with a cap refuses a fit that would overspend (a privacy filter over
+fits; Rogers et al., NeurIPS 2016; Whitehouse et al., ICML 2023).
+"""
+
+import contextlib
+import contextvars
+import os
+import threading
+
+from ..exceptions import BudgetExhaustedError, UnrecordedFitError
+from ._compose import _compose_entries
+from ._gdp import _check_delta, _check_positive
+from ._records import LedgerEntry
+
+__all__ = ["PrivacyLedger", "active_ledgers", "recording_only"]
+
+
+# ---------------------------------------------------------------------------------
+# The budget ledger across fits (GridSearchCV, cross-validation, tuning).
+#
+# A fit cannot hold its ledger as a parameter: scikit-learn clones estimators, and a
+# clone would hold a copy. The ledger is therefore *active*: ``with ledger:`` puts it
+# on a context-local stack, and a fit records into every ledger on the stack of its
+# context. New threads start with an empty context (contextvars do not follow
+# ``threading.Thread``), so a fit whose context has no ledger records into every
+# ledger open anywhere in its process: over-reporting is safe, under-reporting is not.
+# Another process sees no ledger at all; see _ledger_guard_state. A forked process
+# (os.fork, joblib's "multiprocessing" backend) sees copies of its parent's ledgers,
+# in its contexts and in _OPEN_LEDGERS alike, and what it records there never
+# reaches the parent: each ledger remembers the process it belongs to (_pid), and a
+# copy refuses to record (_check_not_forked_copy).
+
+_ACTIVE_LEDGERS = contextvars.ContextVar("sklearn_dpgd_active_ledgers", default=())
+_OPEN_LEDGERS = {}  # id(ledger) -> [ledger, times entered], process-wide
+_LEDGER_LOCK = threading.RLock()
+_FORK_ADVICE = (
+    "Run the fits with n_jobs=1 or joblib's threading backend (the ledger's "
+    "default), or open a new PrivacyLedger inside the child process and record its "
+    "entries in the parent's ledger yourself."
+)
+_LEDGER_GUARD = "_sklearn_dpgd_ledger_pid"
+
+
+class PrivacyLedger:
+    """A budget ledger across fits: records every private fit run while it is open.
+
+    Open it with ``with ledger:``; every fit of a DP estimator of this package in
+    that block (also the fits that scikit-learn's ``GridSearchCV``,
+    ``cross_validate`` or ``Pipeline`` make on clones) records what it ran, its
+    ``ledger_``, here. :meth:`epsilon` composes all of it. With a cap
+    ``(epsilon, delta)``, a fit whose planned steps would take the composition
+    above the cap raises :class:`~sklearn_dpgd.exceptions.BudgetExhaustedError`
+    before it reads any data: the fit's noise is calibrated from public quantities,
+    so its whole cost is known before it starts (a privacy filter over fits;
+    Rogers et al., NeurIPS 2016; Whitehouse et al., ICML 2023).
+
+    The ledger is not an estimator parameter (clones would hold copies), and
+    there is no global accountant: only fits inside ``with ledger:`` are recorded.
+
+    Parameters
+    ----------
+    epsilon : float or None, default=None
+        Cap on the total epsilon, > 0; None records without a cap.
+    delta : float or None, default=None
+        The delta at which the cap is checked, in (0, 1); required with
+        ``epsilon``.
+
+    Attributes
+    ----------
+    entries : tuple of LedgerEntry
+        What was recorded, in order.
+    neighboring : str or None
+        The neighbouring relation of the recorded mechanisms (all must share one);
+        None while empty.
+
+    Raises
+    ------
+    ValueError
+        If only one of ``epsilon`` and ``delta`` is given, or either is invalid.
+
+    See Also
+    --------
+    ledger_epsilon : The epsilon of one fit's ``ledger_``.
+
+    Notes
+    -----
+    Composition is sequential over all recorded mechanisms, as if each had read
+    all rows (a fit on a fold reads fewer, so this is an upper bound), except for
+    entries marked with disjoint ``part``s, which compose in parallel (McSherry,
+    SIGMOD 2009). Full-batch Gaussian steps compose exactly in closed form
+    (``mu^2`` adds up; Dong, Roth & Su 2022, Cor. 3.3); subsampled steps by RDP
+    or PLD (:func:`ledger_epsilon`); ``(epsilon, delta)`` records by
+    dp-accounting's privacy-loss distributions (Doroshenko et al. 2022).
+
+    Adaptivity: the GDP and RDP compositions stay valid when each fit's budget is
+    chosen after seeing earlier outputs (Smith & Thakurta 2022; Feldman & Zrnic,
+    NeurIPS 2021), so the cap is a privacy filter for fits. The exact composition
+    of ``(epsilon, delta)`` records is proven for records whose parameters were
+    fixed in advance (as the searches of :mod:`sklearn_dpgd.model_selection`
+    charge them, from public inputs); choosing a record's budget from earlier
+    private outputs is not covered.
+
+    What a ledger does *not* see: the scores ``GridSearchCV`` computes on the
+    held-out folds, ``best_params_`` and ``cv_results_`` are exact functions of
+    private data, released without noise. Around a plain ``GridSearchCV`` the
+    ledger's epsilon is therefore the spend of the fits only, a lower bound on the
+    leak; :class:`~sklearn_dpgd.model_selection.PrivateGridSearchCV` makes the
+    selection private too.
+
+    Parallelism: while open, the ledger makes joblib's default backend
+    ``"threading"`` (fits in the threads of ``n_jobs=2`` record correctly; a
+    thread without the ledger in its context records into every ledger open in
+    the process, which can only over-report). A fit that still reaches another
+    process (an explicit ``backend="loky"``) raises
+    :class:`~sklearn_dpgd.exceptions.UnrecordedFitError` there, before it reads
+    data. So does a fit in a forked process (``os.fork``, an explicit
+    ``backend="multiprocessing"``) that would record in a ledger of its parent:
+    the child holds a copy the parent never sees, whether the ledger was open at
+    the fork or is opened in the child. A ledger created in the child records
+    there, for the child to report.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.model_selection import cross_val_score
+    >>> from sklearn_dpgd import DPLogisticRegression
+    >>> from sklearn_dpgd.accounting import PrivacyLedger
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(500, 3)) / 3
+    >>> y = (X[:, 0] > 0).astype(int)
+    >>> ledger = PrivacyLedger()
+    >>> with ledger:
+    ...     scores = cross_val_score(
+    ...         DPLogisticRegression(epsilon=0.5, delta=1e-6, classes=[0, 1]),
+    ...         X, y, cv=3,
+    ...     )
+    >>> len(ledger.entries), round(ledger.epsilon(1e-6), 3)
+    (3, 0.901)
+    """
+
+    def __init__(self, epsilon=None, delta=None):
+        if (epsilon is None) != (delta is None):
+            raise ValueError("give both epsilon and delta for a cap, or neither.")
+        self.cap_epsilon = (
+            None if epsilon is None else _check_positive(epsilon, "epsilon")
+        )
+        self.cap_delta = None if delta is None else _check_delta(delta)
+        self._entries = []
+        self._tokens = []
+        # The process whose ledger this is: a forked child holds a copy, which must
+        # not record (the parent never sees it).
+        self._pid = os.getpid()
+
+    def __setstate__(self, state):
+        # An unpickled ledger is a new, explicit copy (e.g. loaded from disk): it
+        # belongs to the process that loaded it, and is not open there.
+        self.__dict__.update(state)
+        self._tokens = []
+        self._pid = os.getpid()
+
+    def _check_not_forked_copy(self, source):
+        """Refuse to record in a copy of a ledger inherited through ``fork``."""
+        if self._pid != os.getpid():
+            raise UnrecordedFitError(
+                f"{source or 'a mechanism'} would be recorded in a copy of a "
+                f"PrivacyLedger of process {self._pid}, made when this process "
+                f"({os.getpid()}) was forked from it (os.fork, joblib's "
+                '"multiprocessing" backend): that process never sees what the copy '
+                "records, so this privacy spend would be lost; nothing ran. "
+                + _FORK_ADVICE
+            )
+
+    @property
+    def entries(self):
+        """The recorded mechanisms, in order: tuple of LedgerEntry."""
+        with _LEDGER_LOCK:
+            return tuple(self._entries)
+
+    @property
+    def neighboring(self):
+        """Neighbouring relation of the recorded mechanisms; None while empty."""
+        entries = self.entries
+        return entries[0].neighboring if entries else None
+
+    def __len__(self):
+        return len(self._entries)
+
+    def __enter__(self):
+        import joblib
+
+        with _LEDGER_LOCK:
+            slot = _OPEN_LEDGERS.setdefault(id(self), [self, 0])
+            slot[1] += 1
+        token = _ACTIVE_LEDGERS.set(_ACTIVE_LEDGERS.get() + (self,))
+        # Fits in worker processes could not record here: keep joblib in threads.
+        backend = joblib.parallel_config(backend="threading")
+        backend.__enter__()
+        self._tokens.append((token, backend))
+        return self
+
+    def __exit__(self, *exc_info):
+        token, backend = self._tokens.pop()
+        backend.__exit__(*exc_info)
+        _ACTIVE_LEDGERS.reset(token)
+        with _LEDGER_LOCK:
+            slot = _OPEN_LEDGERS[id(self)]
+            slot[1] -= 1
+            if slot[1] == 0:
+                del _OPEN_LEDGERS[id(self)]
+        return False
+
+    def _check_entry(self, entry, entries):
+        if entries and entry.neighboring != entries[0].neighboring:
+            raise ValueError(
+                f"this ledger records {entries[0].neighboring!r} mechanisms; a "
+                f"{entry.neighboring!r} one cannot be composed with them. Use one "
+                "neighbouring relation per ledger."
+            )
+        if self.cap_epsilon is None:
+            return
+        spent = self._epsilon(entries + [entry], self.cap_delta, "auto")
+        if spent > self.cap_epsilon:
+            raise BudgetExhaustedError(
+                f"{entry.source or 'a mechanism'} would take this ledger to "
+                f"epsilon={spent:.6g} > cap epsilon={self.cap_epsilon:.6g} (at "
+                f"delta={self.cap_delta:g}); it was refused before reading data."
+            )
+
+    def charge(self, mechanism, *, neighboring="add_remove", source="", part=None):
+        """Record a mechanism about to run, or refuse it if it would overspend.
+
+        Parameters
+        ----------
+        mechanism : tuple of GaussianSteps or EpsilonDeltaRecord
+            What will run (see :class:`LedgerEntry`).
+        neighboring : {"add_remove", "replace"}, default="add_remove"
+            Its neighbouring relation; must match the ledger's.
+        source : str, default=""
+            Who runs it (informational).
+        part : str or None, default=None
+            The disjoint part of the data it reads; None for all rows.
+
+        Returns
+        -------
+        index : int
+            Position of the new entry in :attr:`entries`.
+
+        Raises
+        ------
+        BudgetExhaustedError
+            If the ledger has a cap and the mechanism would exceed it; nothing is
+            recorded.
+        UnrecordedFitError
+            If this ledger is a copy inherited by a forked process (its parent
+            would never see the entry); nothing is recorded.
+        ValueError
+            If ``neighboring`` differs from the recorded mechanisms'.
+        TypeError
+            If ``mechanism`` is neither kind.
+        """
+        entry = LedgerEntry(mechanism, neighboring, source, part)
+        self._check_not_forked_copy(source)
+        with _LEDGER_LOCK:
+            self._check_entry(entry, self._entries)
+            self._entries.append(entry)
+            return len(self._entries) - 1
+
+    def _settle(self, index, mechanism):
+        with _LEDGER_LOCK:
+            old = self._entries[index]
+            self._entries[index] = LedgerEntry(
+                mechanism, old.neighboring, old.source, old.part
+            )
+
+    @staticmethod
+    def _epsilon(entries, delta, accountant):
+        parts = {e.part for e in entries if e.part is not None}
+        if not parts:
+            return _compose_entries(entries, delta, accountant)
+        return max(
+            _compose_entries(
+                [e for e in entries if e.part is None or e.part == p], delta, accountant
+            )
+            for p in parts
+        )
+
+    def epsilon(self, delta, accountant="auto"):
+        """Total epsilon at ``delta`` of everything recorded, composed exactly.
+
+        Parameters
+        ----------
+        delta : float
+            In (0, 1).
+        accountant : {"auto", "gdp", "rdp", "pld"}, default="auto"
+            As in :func:`ledger_epsilon`; "auto" is the exact GDP closed form when
+            every entry is a full-batch Gaussian step, the pessimistic PLD of
+            :func:`ledger_epsilon` for subsampled steps (the accountant minibatch
+            fits report with), and PLD as soon as an ``(epsilon, delta)`` record is
+            present. A cap (``epsilon=``) decides with the same composition.
+
+        Returns
+        -------
+        epsilon : float
+            >= 0; 0.0 for an empty ledger.
+
+        Raises
+        ------
+        ValueError
+            If ``delta`` is invalid, the ledger's ``(epsilon, delta)`` records'
+            deltas add up to more than ``delta`` in a way no accountant can meet,
+            or ``accountant`` cannot compose the entries.
+        """
+        delta = _check_delta(delta)
+        return self._epsilon(list(self.entries), delta, accountant)
+
+    def __repr__(self):
+        cap = (
+            ""
+            if self.cap_epsilon is None
+            else f"epsilon={self.cap_epsilon!r}, delta={self.cap_delta!r}, "
+        )
+        return f"PrivacyLedger({cap}entries={len(self._entries)})"
+
+
+def _active_ledgers():
+    """Ledgers a fit in the current context must record into."""
+    stack = _ACTIVE_LEDGERS.get()
+    if stack:
+        return stack
+    with _LEDGER_LOCK:
+        return tuple(slot[0] for slot in _OPEN_LEDGERS.values())
+
+
+def active_ledgers():
+    """The ledgers a private fit started now, in this context, would record into.
+
+    Inside ``with ledger:`` blocks (nested blocks stack) these are the open
+    ledgers of the current context (thread or task); outside of any, the ledgers
+    opened in other threads of this process, so that fits that joblib's
+    ``"threading"`` backend runs for an open ledger are recorded too.
+
+    Returns
+    -------
+    ledgers : tuple of PrivacyLedger
+        Innermost last; empty when no ledger is open.
+
+    See Also
+    --------
+    PrivacyLedger : Records the fits made inside its ``with`` block.
+    recording_only : Send the fits of a block to one ledger only.
+
+    Examples
+    --------
+    >>> from sklearn_dpgd.accounting import PrivacyLedger, active_ledgers
+    >>> with PrivacyLedger() as outer, PrivacyLedger() as inner:
+    ...     active_ledgers() == (outer, inner)
+    True
+    >>> active_ledgers()
+    ()
+    """
+    return _active_ledgers()
+
+
+@contextlib.contextmanager
+def recording_only(ledger):
+    """Within the block, fits of this context record into ``ledger`` alone.
+
+    The open ledgers of the enclosing blocks are not charged for what runs
+    inside: the caller must charge them for the whole block itself, before it
+    reads data, with a guarantee that covers the block's mechanisms by
+    composition (e.g. sequential composition, Dwork & Roth 2014, Thm 3.16, or
+    the GDP composition of Dong, Roth & Su 2022, Cor. 3.3).
+    :class:`~sklearn_dpgd.model_selection.PrivateGridSearchCV` uses it
+    to collect each candidate's mechanisms in a scratch ledger after charging the
+    user's ledgers once for the whole search.
+
+    Parameters
+    ----------
+    ledger : PrivacyLedger
+        The only ledger the fits of the block record into.
+
+    Yields
+    ------
+    ledger : PrivacyLedger
+        The same ledger.
+
+    Raises
+    ------
+    TypeError
+        If ``ledger`` is not a :class:`PrivacyLedger`.
+
+    Examples
+    --------
+    >>> from sklearn_dpgd.accounting import (
+    ...     PrivacyLedger, active_ledgers, recording_only)
+    >>> with PrivacyLedger() as outer:
+    ...     with recording_only(PrivacyLedger()) as scratch:
+    ...         active_ledgers() == (scratch,)
+    True
+    """
+    if not isinstance(ledger, PrivacyLedger):
+        raise TypeError(f"ledger must be a PrivacyLedger, got {type(ledger).__name__}.")
+    token = _ACTIVE_LEDGERS.set((ledger,))
+    try:
+        yield ledger
+    finally:
+        _ACTIVE_LEDGERS.reset(token)
+
+
+def _ledger_guard_state(state):
+    """Mark an estimator serialised while a ledger is open in this process.
+
+    joblib's process backends (and anything else that ships estimators to another
+    process) pickle them; the mark travels with the pickle, and
+    :func:`_charge_active_ledgers` refuses to fit a marked estimator in another
+    process where no ledger is open, since its spend would be lost.
+    """
+    state = dict(state)
+    with _LEDGER_LOCK:
+        if _OPEN_LEDGERS:
+            state[_LEDGER_GUARD] = os.getpid()
+    return state
+
+
+class _LedgerCharge:
+    """The entries a fit reserved in the active ledgers, settled after it ran."""
+
+    def __init__(self, slots):
+        self._slots = slots
+
+    def settle(self, mechanism):
+        for ledger, index in self._slots:
+            ledger._settle(index, mechanism)
+
+
+def _charge_active_ledgers(estimator, mechanism, *, neighboring, part=None):
+    """Charge a planned mechanism to every active ledger, or refuse it.
+
+    Called by a private ``fit`` after its noise is calibrated and before it reads
+    data (the oracle is built afterwards). Charges all active ledgers or none.
+
+    Raises
+    ------
+    UnrecordedFitError
+        If ``estimator`` was serialised while a ledger was open in another process
+        and no ledger is open here, or if an active ledger is a copy inherited from
+        the parent of this forked process.
+    BudgetExhaustedError
+        If a ledger's cap would be exceeded.
+    """
+    ledgers = _active_ledgers()
+    origin = estimator.__dict__.get(_LEDGER_GUARD)
+    if origin is not None and origin != os.getpid() and not ledgers:
+        raise UnrecordedFitError(
+            f"{type(estimator).__name__} was sent from process {origin}, where a "
+            f"PrivacyLedger is open, to process {os.getpid()}, where none is: this "
+            "fit's privacy spend could not be recorded. Run the search with "
+            "n_jobs=1 or joblib's threading backend (the ledger's default), or fit "
+            "a fresh sklearn.base.clone of the estimator outside the ledger."
+        )
+    source = type(estimator).__name__
+    for ledger in ledgers:
+        ledger._check_not_forked_copy(source)
+    entry = LedgerEntry(mechanism, neighboring, source, part)
+    with _LEDGER_LOCK:
+        for ledger in ledgers:
+            ledger._check_entry(entry, ledger._entries)
+        slots = [
+            (
+                ledger,
+                ledger.charge(
+                    mechanism, neighboring=neighboring, source=source, part=part
+                ),
+            )
+            for ledger in ledgers
+        ]
+    return _LedgerCharge(slots)
+
+
+def _reset_lock_after_fork():
+    # Another thread of the parent may have held the lock at the fork; it does not
+    # exist in the child and would never release it.
+    global _LEDGER_LOCK
+    _LEDGER_LOCK = threading.RLock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_reset_lock_after_fork)

@@ -1,0 +1,132 @@
+"""Rényi DP pieces (accounting/_rdp.py): the default orders, the conversion to
+(epsilon, delta), the RDP of sparse-vector and pure-DP mechanisms, and their
+amplification by Poisson subsampling."""
+
+import math
+
+import numpy as np
+import pytest
+from dp_accounting import dp_event, rdp
+from scipy import integrate, stats
+
+from sklearn_dpgd.accounting import (
+    DEFAULT_ORDERS,
+    poisson_amplified_rdp,
+    pure_dp_rdp,
+    rdp_epsilon,
+    sparse_vector_rdp,
+)
+
+INTEGER_ORDERS = DEFAULT_ORDERS[(DEFAULT_ORDERS == np.floor(DEFAULT_ORDERS))]
+FRACTIONAL_ORDERS = DEFAULT_ORDERS[(DEFAULT_ORDERS != np.floor(DEFAULT_ORDERS))]
+
+
+def _dp_rdp():
+    from dp_accounting.rdp import rdp_privacy_accountant
+
+    return rdp_privacy_accountant
+
+
+def test_default_orders():
+    assert DEFAULT_ORDERS.ndim == 1
+    assert np.all(np.diff(DEFAULT_ORDERS) > 0)
+    assert DEFAULT_ORDERS[0] == 1.25 and DEFAULT_ORDERS[-1] <= 8192
+    assert set(range(2, 65)) <= set(INTEGER_ORDERS.astype(int))
+    assert FRACTIONAL_ORDERS.max() < 8
+    with pytest.raises(ValueError):
+        DEFAULT_ORDERS[0] = 2.0  # read-only
+
+
+def test_rdp_epsilon_matches_dp_accounting_compute_epsilon():
+    rdp_mod = _dp_rdp()
+    rng = np.random.default_rng(1)
+    orders = np.concatenate([[1.0, 1.005], DEFAULT_ORDERS])
+    for _ in range(50):
+        rho = 10 ** rng.uniform(-6, 1)
+        rdp = rho * orders * (1 + rng.uniform(0, 0.1, orders.size))
+        rdp[rng.integers(0, orders.size)] = np.inf
+        delta = 10 ** rng.uniform(-12, -2)
+        want, _ = rdp_mod.compute_epsilon(orders, rdp, delta)
+        assert rdp_epsilon(rdp, orders, delta) == pytest.approx(want, rel=1e-12)
+    # The KL branch: a tiny RDP certifies epsilon 0.
+    assert rdp_epsilon([1e-14, 1e-13], [2.0, 3.0], 1e-5) == 0.0
+
+
+def _svt_outcome_probabilities(queries, thr_scale, q_scale, kind):
+    """P(stop at i), i = 0..m-1, and P(no stop), by integrating the threshold noise."""
+    dist = stats.laplace if kind == "laplace" else stats.norm
+    m = len(queries)
+
+    def prob(i, lam):
+        below = np.prod([dist.cdf(lam - queries[j], scale=q_scale) for j in range(i)])
+        if i == m:
+            return below
+        return below * dist.sf(lam - queries[i], scale=q_scale)
+
+    out = []
+    for i in range(m + 1):
+        val, _ = integrate.quad(
+            lambda lam, i=i: prob(i, lam) * dist.pdf(lam, scale=thr_scale),
+            -np.inf,
+            np.inf,
+            epsabs=1e-14,
+            epsrel=1e-12,
+            limit=200,
+        )
+        out.append(val)
+    return np.array(out)
+
+
+@pytest.mark.parametrize("kind", ["laplace", "gaussian"])
+def test_sparse_vector_rdp_bounds_the_exact_renyi_divergence(kind):
+    # Two neighbouring query vectors, every query moved by the sensitivity 1 in
+    # the direction that favours different outcomes; the numerically exact Renyi
+    # divergence of the outputs must stay below Thm 2 / Thm 3 of Chen & Lee.
+    budget = 1.0
+    if kind == "laplace":
+        thr, qs = 1.0 / (budget / 2), 1.0 / (budget / 4)
+    else:
+        thr, qs = math.sqrt(3 / (2 * budget)), math.sqrt(3 / budget)
+    q0 = np.array([-1.0, 0.5, 0.0])
+    worst = 0.0
+    for shift in ([1, 1, 1], [-1, -1, -1], [1, -1, 1], [-1, 1, -1], [-1, -1, 1]):
+        P = _svt_outcome_probabilities(q0, thr, qs, kind)
+        Q = _svt_outcome_probabilities(q0 + np.array(shift), thr, qs, kind)
+        assert P.sum() == pytest.approx(1.0, abs=1e-9)
+        for a in (2.0, 4.0, 8.0):
+            for A, B in ((P, Q), (Q, P)):
+                div = math.log(np.sum(A**a * B ** (1 - a))) / (a - 1)
+                bound = sparse_vector_rdp([a], budget, kind)[0]
+                assert div <= bound + 1e-9
+                worst = max(worst, div / bound)
+    assert worst > 0.05  # the check is not vacuous: divergences are of that order
+
+
+def test_sparse_vector_rdp_closed_forms():
+    orders = np.array([1.5, 2.0, 10.0])
+    np.testing.assert_allclose(
+        sparse_vector_rdp(orders, 0.3, "gaussian"), 0.3 * orders, rtol=1e-14
+    )
+    # Laplace, eq. (4): tends to epsilon_BT (pure DP) for large orders, and its
+    # limit alpha -> 1 is small: bounded by the pure-DP conversion.
+    big = sparse_vector_rdp([1e6], 0.2, "laplace")[0]
+    assert big == pytest.approx(0.2, rel=1e-3)
+    assert np.all(sparse_vector_rdp(orders, 0.2) <= pure_dp_rdp(orders, 0.2) + 1e-15)
+    with pytest.raises(ValueError, match="noise"):
+        sparse_vector_rdp(orders, 0.2, "cauchy")
+
+
+def test_amplification_bounds_exact_subsampled_gaussian():
+    # Lemma 4 (Zhu & Wang) applied to the Gaussian must upper-bound the exact
+    # subsampled-Gaussian RDP (dp-accounting), and not by much.
+    for z, q in [(1.0, 0.1), (3.0, 0.01), (0.8, 0.5)]:
+        for a in (2, 8, 32):
+            bound = poisson_amplified_rdp(lambda o, z=z: o / (2 * z * z), q, a)
+            acc = rdp.RdpAccountant([float(a)])
+            acc.compose(dp_event.PoissonSampledDpEvent(q, dp_event.GaussianDpEvent(z)))
+            exact = acc._rdp[0]
+            assert exact <= bound * (1 + 1e-9)
+            assert bound <= 3.5 * exact + 1e-12
+    assert poisson_amplified_rdp(lambda o: 0.1 * o, 1.0, 5) == pytest.approx(0.5)
+    with pytest.raises(ValueError, match="order"):
+        poisson_amplified_rdp(lambda o: o, 0.1, 2.5)
