@@ -362,6 +362,58 @@ def _rows_read(n_total, rows):
     return n_total if rows is None else rows.shape[0]
 
 
+@njit(cache=True, inline="always")
+def _binary_block(X, y, w, b0, row_norms, rows, lo, hi, clip_norm, loss, h, acc):
+    """Rows ``lo:hi`` of :func:`clipped_gradient_sum` for one output (K == 1).
+
+    The same arithmetic in the same order as the general loop, so the same sum bit
+    for bit, with the margin and residual in scalars instead of length-K arrays:
+    the general loop's per-row array traffic cost about 20 ns a row, 3 x the whole
+    work of a row at d = 8 and 30% of it on Adult (d = 108).
+    """
+    d = X.shape[1]
+    for ii in range(lo, hi):
+        i = ii if rows is None else rows[ii]
+        s = b0
+        for j in range(d):
+            s += X[i, j] * w[j]
+        sign = 2.0 * y[i] - 1.0
+        r = loss_derivative(sign * s, loss, h) * sign
+        scale = _clip_scale(abs(r), row_norms[i], clip_norm)
+        if scale == 0.0:
+            continue  # dropped row (overflowed margin): r may be NaN
+        c = scale * r
+        if c != 0.0:
+            for j in range(d):
+                acc[j] += c * X[i, j]
+            acc[d] += c
+
+
+@njit(cache=True, inline="always")
+def _binary_block_csr(
+    data, indices, indptr, y, w, b0, row_norms, rows, lo, hi, clip_norm, loss, h, acc
+):
+    """Rows ``lo:hi`` of :func:`clipped_gradient_sum_csr` for one output (K == 1);
+    the same sum bit for bit as the general loop (see :func:`_binary_block`)."""
+    d = acc.shape[0] - 1
+    for ii in range(lo, hi):
+        i = ii if rows is None else rows[ii]
+        start, stop = indptr[i], indptr[i + 1]
+        s = b0
+        for p in range(start, stop):
+            s += data[p] * w[indices[p]]
+        sign = 2.0 * y[i] - 1.0
+        r = loss_derivative(sign * s, loss, h) * sign
+        scale = _clip_scale(abs(r), row_norms[i], clip_norm)
+        if scale == 0.0:
+            continue
+        c = scale * r
+        if c != 0.0:
+            for p in range(start, stop):
+                acc[indices[p]] += c * data[p]
+            acc[d] += c
+
+
 @_parallel_kernel(
     work=lambda X, y, W, b, norms, rows, *_: (
         _rows_read(X.shape[0], rows) * X.shape[1] * W.shape[0]
@@ -413,9 +465,17 @@ def clipped_gradient_sum(
         # A block-local accumulator (not a view of ``partial``) lets LLVM keep it
         # apart from X and vectorise the update without aliasing checks.
         acc = np.zeros((K, d + 1))
+        lo, hi = blk * BLOCK_ROWS, min(n, (blk + 1) * BLOCK_ROWS)
+        if K == 1:
+            b0 = b[0] if fit_intercept else 0.0
+            _binary_block(
+                X, y, W[0], b0, row_norms, rows, lo, hi, clip_norm, loss, h, acc[0]
+            )
+            partial[blk] = acc
+            continue
         m = np.empty(K)
         r = np.empty(K)
-        for ii in range(blk * BLOCK_ROWS, min(n, (blk + 1) * BLOCK_ROWS)):
+        for ii in range(lo, hi):
             i = ii if rows is None else rows[ii]
             for k in range(K):
                 s = b[k] if fit_intercept else 0.0
@@ -508,9 +568,29 @@ def clipped_gradient_sum_csr(
     for blk in prange(n_blocks):
         # Scattered updates do not vectorise: accumulate in place, with no copy.
         acc = partial[blk]
+        lo, hi = blk * block, min(n, (blk + 1) * block)
+        if K == 1:
+            b0 = b[0] if fit_intercept else 0.0
+            _binary_block_csr(
+                data,
+                indices,
+                indptr,
+                y,
+                W[0],
+                b0,
+                row_norms,
+                rows,
+                lo,
+                hi,
+                clip_norm,
+                loss,
+                h,
+                acc[0],
+            )
+            continue
         m = np.empty(K)
         r = np.empty(K)
-        for ii in range(blk * block, min(n, (blk + 1) * block)):
+        for ii in range(lo, hi):
             i = ii if rows is None else rows[ii]
             start, stop = indptr[i], indptr[i + 1]
             for k in range(K):
