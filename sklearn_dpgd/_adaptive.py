@@ -215,6 +215,7 @@ def dp_blsgd(oracle, schedule, context, *, max_updates, initial=None, verbose=0)
                 # No step passed: check the gradient and enlarge a budget.
                 z = _z_of_rho(rho_grad)
                 search = SparseVectorSteps(eps_bt, schedule.noise, q)
+                grow_gradient = False
                 if q < 1.0:
                     # CHEB (Algorithm 3): a second gradient at the same budget; its
                     # angle with the first tells which budget is too small.
@@ -222,18 +223,21 @@ def dp_blsgd(oracle, schedule, context, *, max_updates, initial=None, verbose=0)
                         raise BudgetExhaustedError("budget spent")
                     second = oracle.noisy_gradient(*_split(theta, d), z, clip_norm=clip)
                     second = _add_l2(second, theta, d, alpha)
-                    angle = _angle(grad, second)
-                    if (
-                        np.vdot(grad, second) < 0
-                        or angle > schedule.phi_max * theta_bar
-                    ):
+                    rule = schedule.budget_rule
+                    if rule == "always":  # Sec. V-E "must": no angle test
+                        grow_gradient = True
+                    elif rule == "adaptive":  # lines 7-10, thresholds of eq. (8)
+                        angle = _angle(grad, second)
+                        if (
+                            np.vdot(grad, second) < 0
+                            or angle > schedule.phi_max * theta_bar
+                        ):
+                            grow_gradient = True
+                        elif angle < schedule.phi_min * theta_bar:
+                            eps_bt *= 1.0 + schedule.budget_increase
+                    # rule == "never" (Sec. V-E "no"): both budgets stay put.
+                    if grow_gradient:
                         rho_grad *= 1.0 + schedule.budget_increase
-                        if schedule.clip_decay and not decayed:  # eq. (9), once
-                            clip *= 1.0 - schedule.clip_decay
-                            c_obj *= 1.0 - schedule.clip_decay
-                            decayed = True
-                    elif angle < schedule.phi_min * theta_bar:
-                        eps_bt *= 1.0 + schedule.budget_increase
                     grad = 0.5 * (grad + second)
                 else:
                     # DP-BLGD: the budget increase of DP-AGD (Chen & Lee, Sec. V-B).
@@ -247,6 +251,15 @@ def dp_blsgd(oracle, schedule, context, *, max_updates, initial=None, verbose=0)
                         search,
                         clip_norm=clip,
                     )
+                    grow_gradient = True
+                if grow_gradient and schedule.clip_decay and not decayed:
+                    # Eq. (9), once per update, when the gradient budget grows. The
+                    # next queries' noise scales with the new norms (the oracle
+                    # derives each sensitivity from the clip it is given), so their
+                    # privacy cost is unchanged.
+                    clip *= 1.0 - schedule.clip_decay
+                    c_obj *= 1.0 - schedule.clip_decay
+                    decayed = True
                 search = SparseVectorSteps(eps_bt, schedule.noise, q)
                 if not _affordable(filt, search):
                     raise BudgetExhaustedError("budget spent")

@@ -1187,46 +1187,71 @@ class LineSearchSchedule(AdaptiveSchedule):
     Parameters
     ----------
     sampling_rate : float, default=0.1
-        Poisson sampling rate ``q`` of every query, in (0, 1]. Add/remove
-        neighbouring only when < 1.
+        Poisson sampling rate ``q`` of every query, in (0, 1] (Algorithm 2, line 4;
+        amplification by Lemma 4). Add/remove neighbouring only when < 1. 1.0 is
+        the full-batch DP-BLGD (Sec. V-C), whose failed searches raise the gradient
+        budget the DP-AGD way.
     noise : {"laplace", "gaussian"}, default="laplace"
-        Noise of the sparse-vector search.
+        Noise of NOISYBTLS (Algorithm 1): Laplace (``epsilon_1 = epsilon_BT / 2``,
+        ``epsilon_2 = epsilon_BT / 4``; Thm 1-2, eq. 4) or Gaussian (``sigma_1^2 =
+        3 / (2 rho_BT)``, ``sigma_2^2 = 3 / rho_BT``, in units of the sensitivity;
+        Thm 3, eq. 5). The paper reports Laplace slightly ahead (Sec. V-E, Fig. 1).
     iteration_fraction : float, default=0.01
-        ``epsilon_iter / epsilon``, in (0, 1): the first gradient budget is
-        ``rho_grad = epsilon_iter^2 / 2`` and the first search budget
-        ``epsilon_BT = epsilon_iter`` (Laplace) or ``rho_BT = epsilon_iter^2 / 2``.
+        ``epsilon_iter / epsilon``, in (0, 1) (Sec. V-D: ``epsilon_iter = epsilon /
+        (2 * 50)``): the first gradient budget is ``rho_grad = epsilon_iter^2 / 2``
+        and the first search budget ``epsilon_BT = epsilon_iter`` (Laplace) or
+        ``rho_BT = epsilon_iter^2 / 2`` (Gaussian).
     objective_clip : float, default=1.0
-        ``C_obj`` > 0.
+        ``C_obj`` > 0 (Sec. IV-A, objective clipping after Thm 1; Sec. V-D): each
+        example's loss enters the searches as ``min(l_i, C_obj)``.
     armijo : float, default=0.5
-        Armijo's sufficient-decrease constant, in (0, 1).
+        Armijo's sufficient-decrease constant ``alpha``, in (0, 1) (eq. 2;
+        Algorithm 1, line 7; Sec. V-D).
     backtrack : float, default=0.8
-        Step-size factor between tries, in (0, 1).
+        ``beta``, the step-size factor between tries, in (0, 1) (Algorithm 1,
+        line 11; Sec. V-D).
     max_backtracks : int, default=10
-        Step sizes tried per search (``max_it``), >= 1.
+        ``max_it``, step sizes tried per search, >= 1 (Algorithm 1, line 6; the
+        paper does not state its value).
     initial_learning_rate : float or None, default=None
-        ``eta_0``. None: ``2 / M`` with ``M`` the smoothness of the objective for
-        rows of norm at most ``data_norm``, the classical largest stable step. On
-        Adult's training holdout, ``4 / M`` let the full-batch variant accept one
-        over-long first step onto the plateau of the clipped objective, after
-        which every search failed (0.76 at epsilon = 1.6, against 0.82 with
-        ``2 / M``).
+        ``eta_0`` (Algorithm 2, input; not stated in the paper). None: ``2 / M``
+        with ``M`` the smoothness of the objective for rows of norm at most
+        ``data_norm``, the classical largest stable step. On Adult's training
+        holdout, ``4 / M`` let the full-batch variant accept one over-long first
+        step onto the plateau of the clipped objective, after which every search
+        failed (0.76 at epsilon = 1.6, against 0.82 with ``2 / M``).
     data_norm : float, default=1.0
         Public row-norm scale used by ``initial_learning_rate=None`` only.
     reset_every : int, default=10
-        ``tau``, >= 1.
+        ``tau``, >= 1: updates between resets of ``eta_0`` (Sec. IV-B b).
     reset_factor : float, default=1.2
-        ``varsigma`` >= 1.
+        ``varsigma`` >= 1: ``eta_0 <- min(varsigma max(Omega), eta_0)`` (Sec. IV-B b).
     phi_max : float, default=1.1
-        > 1.
+        > 1: ``theta_max = phi_max theta_bar`` (eq. 8; Algorithm 3, line 7).
     phi_min : float, default=0.5
-        In (0, 1).
+        In (0, 1): ``theta_min = phi_min theta_bar`` (eq. 8; Algorithm 3, line 9).
     angle_decay : float, default=0.8
-        ``psi`` of eq. (7), in (0, 1).
+        ``psi`` of eq. (7), in (0, 1): the running angle between consecutive
+        gradients.
     budget_increase : float, default=0.3
-        ``xi`` > 0.
+        ``xi`` > 0: a budget grows by ``1 + xi`` (Algorithm 3, lines 8 and 10;
+        for DP-BLGD, DP-AGD's ``gamma``).
     clip_decay : float, default=0.0
         ``zeta`` of eq. (9), in [0, 1); 0 disables it (DP-BLSGD), the paper's
-        DP-BLSGD-AC uses 0.05.
+        DP-BLSGD-AC uses 0.05 (Sec. IV-D, V-D). When the gradient budget grows,
+        ``C_grad`` and ``C_obj`` shrink by ``1 - zeta``, at most once per update.
+        With ``sampling_rate=1.0`` it applies at DP-BLGD's budget increases.
+    budget_rule : {"adaptive", "always", "never"}, default="adaptive"
+        What a failed search changes when ``sampling_rate < 1`` (Sec. V-E, Fig. 1,
+        the paper's "adap", "must" and "no"). In all three CHEB (Algorithm 3)
+        draws a second gradient at the current ``rho_grad`` and averages it in.
+        "adaptive": its angle with the first decides (lines 7-10): the gradient
+        budget grows if they disagree, the search budget if they agree closely.
+        "always": the gradient budget grows at every failed search, no angle
+        test (our reading of "always increase budget regardless of angle
+        measurement": the budget whose increase Algorithm 3 and DP-AGD share).
+        "never": neither budget grows. Must be "adaptive" when
+        ``sampling_rate=1.0`` (DP-BLGD always grows the gradient budget).
 
     Raises
     ------
@@ -1269,9 +1294,20 @@ class LineSearchSchedule(AdaptiveSchedule):
     angle_decay: float = 0.8
     budget_increase: float = 0.3
     clip_decay: float = 0.0
+    budget_rule: str = "adaptive"
 
     def __post_init__(self):
         _check_real(self.sampling_rate, "sampling_rate", low=0.0, high=1.0)
+        if self.budget_rule not in ("adaptive", "always", "never"):
+            raise ValueError(
+                "budget_rule must be 'adaptive', 'always' or 'never', got "
+                f"{self.budget_rule!r}."
+            )
+        if self.sampling_rate == 1.0 and self.budget_rule != "adaptive":
+            raise ValueError(
+                "budget_rule must be 'adaptive' when sampling_rate=1.0: DP-BLGD "
+                "grows the gradient budget at every failed search (DP-AGD's rule)."
+            )
         if self.noise not in ("laplace", "gaussian"):
             raise ValueError(
                 f"noise must be 'laplace' or 'gaussian', got {self.noise!r}."
