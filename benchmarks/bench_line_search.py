@@ -2,7 +2,7 @@
 
     SKLEARN_DPGD_DATA=DIR nice -n 10 python benchmarks/bench_line_search.py
         [--datasets adult bank] [--seeds 5] [--folds 0] [--epsilons ...]
-        [--protocol paper|unit] [--methods ...]
+        [--protocol paper|unit] [--eta0 None] [--methods ...]
 
 Reproduces the convex experiment of Chen & Lee, *Stochastic Adaptive Line Search for
 Differentially Private Optimization* (arXiv:2008.07978, 2020), Sec. V-B to V-F, for
@@ -53,11 +53,14 @@ DELTA = 1e-8
 MAJORITY = {"adult": 0.761, "bank": 0.883}  # Chen & Lee, Table I
 
 
-def methods(data_norm):
+def methods(data_norm, eta0=None):
     """Name -> estimator keyword arguments (besides epsilon, delta, seed)."""
 
     def ls(**kw):
-        return {"schedule": LineSearchSchedule(data_norm=data_norm, **kw)}
+        schedule = LineSearchSchedule(
+            data_norm=data_norm, initial_learning_rate=eta0, **kw
+        )
+        return {"schedule": schedule}
 
     return {
         "DP-BLSGD Laplace (default)": ls(),
@@ -91,7 +94,7 @@ def preprocess(X_tr, X_te, protocol):
     return pre.fit_transform(X_tr), pre.transform(X_te)
 
 
-def run(dataset, data_home, protocol, n_seeds, n_folds, epsilons, names):
+def run(dataset, data_home, protocol, n_seeds, n_folds, epsilons, names, eta0):
     clip = 3.0 if protocol == "paper" else 1.0  # C_grad (Sec. V-D)
     cells, iters = {}, {}
     for fold, (X_tr, X_te, y_tr, y_te) in enumerate(
@@ -100,7 +103,7 @@ def run(dataset, data_home, protocol, n_seeds, n_folds, epsilons, names):
         # Public row-norm bound: one active column per one-hot group, every other
         # column in [0, 1] (1 with unit-norm rows); used for eta_0 = 2 / M only.
         data_norm = math.sqrt(X_tr.shape[1]) if protocol == "paper" else 1.0
-        table = {k: v for k, v in methods(data_norm).items() if k in names}
+        table = {k: v for k, v in methods(data_norm, eta0).items() if k in names}
         A_tr, A_te = preprocess(X_tr, X_te, protocol)
         y_tr, y_te = y_tr.to_numpy(), y_te.to_numpy()
         for name, params in table.items():
@@ -155,6 +158,12 @@ def main():
     parser.add_argument("--folds", type=int, default=0)
     parser.add_argument("--epsilons", type=float, nargs="+", default=list(EPSILONS))
     parser.add_argument("--protocol", choices=["paper", "unit"], default="paper")
+    parser.add_argument(
+        "--eta0",
+        type=float,
+        default=None,
+        help="initial_learning_rate of the line searches (default: 2 / M)",
+    )
     all_names = list(methods(1.0))
     parser.add_argument("--methods", nargs="+", default=all_names, choices=all_names)
     args = parser.parse_args()
@@ -169,10 +178,12 @@ def main():
             args.folds,
             args.epsilons,
             args.methods,
+            args.eta0,
         )
         split = f"{args.folds}-fold CV" if args.folds else "one split"
         header = (
-            f"protocol={args.protocol}, {split}, {args.seeds} seeds, delta={DELTA:g}, "
+            f"protocol={args.protocol}, eta0={args.eta0 or '2/M'}, {split}, "
+            f"{args.seeds} seeds, delta={DELTA:g}, "
             f"{time.perf_counter() - start:.0f} s"
         )
         print_table(dataset, cells, iters, args.epsilons, args.methods, header)
