@@ -2,11 +2,13 @@
 
     SKLEARN_DPGD_DATA=DIR nice -n 10 python benchmarks/bench_line_search.py
         [--datasets adult bank] [--seeds 5] [--folds 0] [--epsilons ...]
-        [--protocol paper|unit] [--eta0 None] [--methods ...]
+        [--protocol paper|unit] [--model logistic|huber] [--eta0 None]
+        [--methods ...]
 
 Reproduces the convex experiment of Chen & Lee, *Stochastic Adaptive Line Search for
 Differentially Private Optimization* (arXiv:2008.07978, 2020), Sec. V-B to V-F, for
-logistic regression (their Fig. 3, top row: test accuracy against epsilon):
+logistic regression (their Fig. 3, top row: test accuracy against epsilon) and,
+with ``--model huber``, the Huber SVM with ``h = 0.5`` (Fig. 4, Sec. V-C):
 
 - ``--protocol paper`` (default): categorical columns one-hot encoded, numeric ones
   min-max scaled to [0, 1] (Sec. V-B; no row normalisation, so rows have norm up to
@@ -44,7 +46,7 @@ import numpy as np
 import pandas as pd
 from sklearn.model_selection import StratifiedKFold
 
-from sklearn_dpgd import DPLogisticRegression
+from sklearn_dpgd import DPHuberSVM, DPLogisticRegression
 from sklearn_dpgd.datasets import load_benchmark_split, paper_preprocessor
 from sklearn_dpgd.schedules import AdaptiveStepSchedule, LineSearchSchedule
 
@@ -94,7 +96,7 @@ def preprocess(X_tr, X_te, protocol):
     return pre.fit_transform(X_tr), pre.transform(X_te)
 
 
-def run(dataset, data_home, protocol, n_seeds, n_folds, epsilons, names, eta0):
+def run(dataset, data_home, protocol, n_seeds, n_folds, epsilons, names, eta0, model):
     clip = 3.0 if protocol == "paper" else 1.0  # C_grad (Sec. V-D)
     cells, iters = {}, {}
     for fold, (X_tr, X_te, y_tr, y_te) in enumerate(
@@ -109,7 +111,8 @@ def run(dataset, data_home, protocol, n_seeds, n_folds, epsilons, names, eta0):
         for name, params in table.items():
             for eps in epsilons:
                 for seed in range(n_seeds):
-                    est = DPLogisticRegression(
+                    Estimator = DPHuberSVM if model == "huber" else DPLogisticRegression
+                    est = Estimator(
                         epsilon=eps,
                         delta=DELTA,
                         clip_norm=clip,
@@ -124,7 +127,7 @@ def run(dataset, data_home, protocol, n_seeds, n_folds, epsilons, names, eta0):
     return cells, iters
 
 
-def print_table(dataset, cells, iters, epsilons, names, header):
+def print_table(dataset, cells, iters, epsilons, names, header, figure):
     print(f"\n### {dataset}: {header}\n")
     print("| method | " + " | ".join(f"eps={e:g}" for e in epsilons) + " |")
     print("|---|" + "---|" * len(epsilons))
@@ -135,7 +138,7 @@ def print_table(dataset, cells, iters, epsilons, names, header):
         ]
         print(f"| {name} | " + " | ".join(row) + " |")
     print(
-        "| paper, Fig. 3 (values not in our copy) | "
+        f"| paper, Fig. {figure} (values not in our copy) | "
         + " | ".join("line search > DP-AGD" for _ in epsilons)
         + " |"
     )
@@ -159,6 +162,12 @@ def main():
     parser.add_argument("--epsilons", type=float, nargs="+", default=list(EPSILONS))
     parser.add_argument("--protocol", choices=["paper", "unit"], default="paper")
     parser.add_argument(
+        "--model",
+        choices=["logistic", "huber"],
+        default="logistic",
+        help="logistic regression (Fig. 3) or Huber SVM with h = 0.5 (Fig. 4)",
+    )
+    parser.add_argument(
         "--eta0",
         type=float,
         default=None,
@@ -179,14 +188,17 @@ def main():
             args.epsilons,
             args.methods,
             args.eta0,
+            args.model,
         )
         split = f"{args.folds}-fold CV" if args.folds else "one split"
         header = (
-            f"protocol={args.protocol}, eta0={args.eta0 or '2/M'}, {split}, "
+            f"{args.model}, protocol={args.protocol}, "
+            f"eta0={args.eta0 or '2/M'}, {split}, "
             f"{args.seeds} seeds, delta={DELTA:g}, "
             f"{time.perf_counter() - start:.0f} s"
         )
-        print_table(dataset, cells, iters, args.epsilons, args.methods, header)
+        figure = 4 if args.model == "huber" else 3
+        print_table(dataset, cells, iters, args.epsilons, args.methods, header, figure)
 
 
 if __name__ == "__main__":
