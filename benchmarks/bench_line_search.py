@@ -138,9 +138,8 @@ def print_table(dataset, cells, iters, epsilons, names, header, figure):
         ]
         print(f"| {name} | " + " | ".join(row) + " |")
     print(
-        f"| paper, Fig. {figure} (values not in our copy) | "
-        + " | ".join("line search > DP-AGD" for _ in epsilons)
-        + " |"
+        f"| paper, Fig. {figure}: values not in our copy; Sec. V-F: line search "
+        "above DP-AGD 'in most cases' | " + " | ".join("n/a" for _ in epsilons) + " |"
     )
     print(
         "| majority class (paper, Table I) | "
