@@ -5,20 +5,15 @@ that folder is absent; the other tests write small files to ``tmp_path``.
 """
 
 import gzip
-import warnings
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
-from sklearn.base import clone
 from sklearn.compose import ColumnTransformer
-from sklearn.exceptions import NotFittedError
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import MinMaxScaler, Normalizer, OneHotEncoder
 
-from sklearn_dpgd import BudgetExhaustedError, PrivacyLeakWarning, datasets
-from sklearn_dpgd.accounting import PrivacyLedger
 from sklearn_dpgd.datasets import (
     fetch_adult,
     fetch_bank,
@@ -26,9 +21,7 @@ from sklearn_dpgd.datasets import (
     load_adult,
     load_bank,
     load_benchmark_split,
-    private_pipeline,
 )
-from sklearn_dpgd.pipeline import PrivatePipeline, find_privacy_leaks
 
 DATA_DIR = Path(__file__).resolve().parents[2] / "shared" / "data"
 ENV = "SKLEARN_DPGD_DATA"
@@ -322,27 +315,7 @@ def test_load_bank_bad_label(tmp_path):
         load_bank(tmp_path)
 
 
-def test_paper_preprocessor_on_adult_and_bank():
-    if not (DATA_DIR / "adult" / "adult.data.gz").exists():
-        pytest.skip(f"real data not found at {DATA_DIR}")
-    from sklearn_dpgd.datasets import paper_preprocessor
-
-    X, _ = load_adult(DATA_DIR, subset="train")
-    X_test, _ = load_adult(DATA_DIR, subset="test")
-    pre = paper_preprocessor().fit(X)
-    Z = pre.transform(X_test)
-    assert isinstance(Z, np.ndarray) and Z.dtype == np.float64
-    assert 100 <= Z.shape[1] <= 110
-    np.testing.assert_allclose(np.linalg.norm(Z, axis=1), 1.0)
-    assert Z.min() >= 0.0  # min-max clipped: no value outside [0, 1] before norming
-    Xb, _ = load_bank(DATA_DIR)
-    Zb = paper_preprocessor().fit_transform(Xb)
-    assert Zb.shape == (Xb.shape[0], Xb.shape[1])
-    np.testing.assert_allclose(np.linalg.norm(Zb, axis=1), 1.0)
-
-
 def test_load_benchmark_split():
-    from sklearn_dpgd.datasets import load_benchmark_split
 
     with pytest.raises(ValueError, match="name"):
         load_benchmark_split("iris", DATA_DIR)
@@ -353,172 +326,3 @@ def test_load_benchmark_split():
     X_train, X_test, y_train, y_test = load_benchmark_split("bank", DATA_DIR)
     assert len(X_train) == 36168 and len(X_test) == 9043
     assert abs(y_train.mean() - y_test.mean()) < 1e-3  # stratified
-
-
-# --- the end-to-end private recipe -------------------------------------------------
-
-SCHEMA_STEPS = {"adult": ("cat", "num"), "bank": ("binary", "num")}
-
-
-@pytest.fixture(scope="module")
-def benchmark_samples():
-    """1,500 training and 1,500 test rows of each split (a few seconds per fit)."""
-    rng = np.random.default_rng(0)
-    samples = {}
-    for name in ("adult", "bank"):
-        X, X_test, y, y_test = load_benchmark_split(name, DATA_DIR)
-        train = rng.choice(len(X), 3000, replace=False)
-        test = rng.choice(len(X_test), 1500, replace=False)
-        samples[name] = (
-            (X.iloc[train[:1500]], y.iloc[train[:1500]]),
-            (X.iloc[train[1500:]], y.iloc[train[1500:]]),
-            (X_test.iloc[test], y_test.iloc[test]),
-        )
-    return samples
-
-
-@pytest.mark.parametrize("name", ["adult", "bank"])
-def test_private_pipeline_is_unfitted_and_clonable(name):
-    model = private_pipeline(name, epsilon=0.3, delta=1e-7)
-    assert isinstance(model, PrivatePipeline)
-    assert (model.epsilon, model.delta, model.random_state) == (0.3, 1e-7, None)
-    assert not hasattr(model, "pipeline_") and not hasattr(model, "epsilon_")
-    with pytest.raises(NotFittedError):
-        model.predict(np.zeros((1, 14)))
-    twin = clone(model)
-    assert twin is not model
-    params, twin_params = model.get_params(), twin.get_params()
-    assert {k: repr(v) for k, v in params.items()} == {
-        k: repr(v) for k, v in twin_params.items()
-    }
-    # Built from the public schema: no step fits without a mechanism.
-    assert find_privacy_leaks(model) == []
-    declared, estimated = SCHEMA_STEPS[name]
-    assert not params[f"columntransformer__{declared}"]._reads_data()
-    assert params[f"columntransformer__{estimated}"]._reads_data()
-
-
-@requires_data
-@pytest.mark.parametrize("name", ["adult", "bank"])
-def test_private_pipeline_spends_at_most_epsilon_sum_of_steps(name, benchmark_samples):
-    (X, y), _, (X_test, y_test) = benchmark_samples[name]
-    # A budget at which 1,500 rows learn Adult reliably (the accuracy check below).
-    epsilon, delta = 4.0, 1e-8
-    model = private_pipeline(name, epsilon=epsilon, delta=delta)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", PrivacyLeakWarning)
-        with PrivacyLedger() as outer:
-            model.fit(X, y)
-    columns = model.pipeline_.named_steps["columntransformer"]
-    declared, estimated = SCHEMA_STEPS[name]
-    declared = columns.named_transformers_[declared]
-    scaler = columns.named_transformers_[estimated]
-    clf = model.pipeline_.named_steps["dplogisticregression"]
-    # The declared schema reads nothing; the DP bounds get 10%, the classifier 90%.
-    assert (declared.epsilon_, declared.delta_, declared.ledger_) == (0.0, 0.0, ())
-    assert set(model.budget_) == {"columntransformer__num", "dplogisticregression"}
-    assert model.budget_["columntransformer__num"][0] == pytest.approx(0.1 * epsilon)
-    assert scaler.epsilon_ == pytest.approx(0.1 * epsilon)
-    assert clf.epsilon_ == pytest.approx(0.9 * epsilon)
-    # The reported total, the exact composition of the steps' fixed guarantees
-    # (the classifier's GDP with the bounds' pure DP), is at most the sum of the
-    # steps' spends and at most epsilon; every step's mechanism reached the active
-    # ledger, whose total is within it.
-    assert model.epsilon_ <= scaler.epsilon_ + clf.epsilon_
-    assert model.epsilon_ <= epsilon and model.delta_ <= delta
-    assert [e.mechanism for e in outer.entries] == [scaler.ledger_, clf.ledger_]
-    assert outer.entries == model.ledger_.entries
-    assert outer.epsilon(delta) <= model.epsilon_
-    if name == "adult":
-        # Most capital gains and losses are 0: the public ranges start below 0,
-        # so the private lower bounds find 0 (with ranges starting at 0 they
-        # land thousands above it, e^-11 likely here, and the column is lost).
-        assert np.all(scaler.bounds_[3:5, 0] <= 0.0)
-    # Majority class: 0.76 (Adult), 0.88 (Bank). Over 20 fresh fits the test
-    # accuracy was 0.803 to 0.821 (Adult) and 0.884 to 0.896 (Bank).
-    assert model.score(X_test, y_test) > {"adult": 0.78, "bank": 0.86}[name]
-
-
-@requires_data
-def test_private_pipeline_is_capped_by_the_active_ledger(benchmark_samples):
-    (X, y), _, _ = benchmark_samples["adult"]
-    model = private_pipeline("adult", epsilon=0.5)
-    # The scaler (0.05) fits, the classifier (0.45) would exceed the cap: refused
-    # before it reads a row, and only the scaler is on the ledger.
-    with PrivacyLedger(epsilon=0.45, delta=1e-8) as capped:
-        with pytest.raises(BudgetExhaustedError):
-            model.fit(X, y)
-    assert [e.source for e in capped.entries] == ["DPMinMaxScaler"]
-
-
-@requires_data
-@pytest.mark.parametrize("name", ["adult", "bank"])
-def test_private_pipeline_output_width_is_fixed_by_the_schema(name, benchmark_samples):
-    # The features the classifier sees depend on the public schema only, not on
-    # which rows (or categories) are present.
-    (X1, y1), (X2, y2), _ = benchmark_samples[name]
-    names = []
-    for X, y in ((X1, y1), (X2.iloc[:300], y2.iloc[:300])):
-        model = private_pipeline(name, epsilon=1.0).fit(X, y)
-        columns = model.pipeline_.named_steps["columntransformer"]
-        names.append(list(columns.get_feature_names_out()))
-    assert names[0] == names[1]
-    # adult.names: 99 categories + 8 "other" columns + 6 numeric; Bank: 32.
-    expected = 113 if name == "adult" else 32
-    assert len(names[0]) == expected
-
-
-@pytest.mark.parametrize(
-    "kwargs, param",
-    [
-        ({"name": "iris", "epsilon": 1.0}, "name"),
-        ({"name": "Adult", "epsilon": 1.0}, "name"),
-        ({"name": None, "epsilon": 1.0}, "name"),
-        ({"name": "adult", "epsilon": 0.0}, "epsilon"),
-        ({"name": "adult", "epsilon": -1.0}, "epsilon"),
-        ({"name": "adult", "epsilon": np.inf}, "epsilon"),
-        ({"name": "adult", "epsilon": np.nan}, "epsilon"),
-        ({"name": "adult", "epsilon": "1"}, "epsilon"),
-        ({"name": "bank", "epsilon": 1.0, "delta": 0.0}, "delta"),
-        ({"name": "bank", "epsilon": 1.0, "delta": 1.0}, "delta"),
-        ({"name": "bank", "epsilon": 1.0, "delta": -1e-8}, "delta"),
-        ({"name": "bank", "epsilon": 1.0, "random_state": "0"}, "random_state"),
-    ],
-)
-def test_private_pipeline_bad_arguments(kwargs, param):
-    name = kwargs.pop("name")
-    with pytest.raises(ValueError, match=f"'{param}' parameter of private_pipeline"):
-        private_pipeline(name, **kwargs)
-
-
-def test_private_pipeline_epsilon_is_keyword_only_and_required():
-    with pytest.raises(TypeError):
-        private_pipeline("adult", 1.0)
-    with pytest.raises(TypeError):
-        private_pipeline("adult")
-
-
-@requires_data
-@pytest.mark.parametrize("name", ["adult", "bank"])
-def test_public_preprocessor_reads_nothing_private(name, benchmark_samples):
-    # Fitted under a ledger with leak warnings as errors: no mechanism runs, no
-    # statistic is read, and two different samples give the same transformer.
-    (X1, _), (X2, _), _ = benchmark_samples[name]
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        with PrivacyLedger() as ledger:
-            first = datasets.public_preprocessor(name).fit(X1)
-            second = datasets.public_preprocessor(name).fit(X2.iloc[:300])
-    assert ledger.entries == ()
-    assert find_privacy_leaks(first) == []
-    Z1, Z2 = first.transform(X1), second.transform(X1)
-    np.testing.assert_array_equal(Z1, Z2)
-    # adult.names: 99 categories + 8 "other" columns + 6 numeric; Bank: 32.
-    expected = 113 if name == "adult" else 32
-    assert Z1.shape == (len(X1), expected)
-    np.testing.assert_allclose(np.linalg.norm(Z1, axis=1), 1.0)
-
-
-def test_public_preprocessor_rejects_an_unknown_name():
-    with pytest.raises(ValueError, match="name"):
-        datasets.public_preprocessor("iris")

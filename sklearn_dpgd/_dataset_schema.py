@@ -1,0 +1,112 @@
+"""The public schema of the benchmark data sets: columns, categories, ranges.
+
+Everything here comes from the data sets' documentation (``adult.names`` of UCI
+Adult, Kohavi & Becker 1996; the UCI data dictionary of Bank Marketing, Moro,
+Cortez & Rita 2014, in the one-hot coding of Lee & Kifer, KDD 2018), never from
+the data: the loaders of :mod:`sklearn_dpgd.datasets` check the files against it,
+and the private recipes (:mod:`sklearn_dpgd._recipes`) use it without spending
+budget.
+"""
+
+_ADULT_NUMERIC = [
+    "age",
+    "fnlwgt",
+    "education-num",
+    "capital-gain",
+    "capital-loss",
+    "hours-per-week",
+]
+
+# Categories as listed in ``adult.names``. They are fixed (not read from the file) so
+# that the train and test splits get identical ``category`` dtypes.
+_ADULT_CATEGORIES = {
+    "workclass": [
+        "Private", "Self-emp-not-inc", "Self-emp-inc", "Federal-gov", "Local-gov",
+        "State-gov", "Without-pay", "Never-worked",
+    ],
+    "education": [
+        "Bachelors", "Some-college", "11th", "HS-grad", "Prof-school", "Assoc-acdm",
+        "Assoc-voc", "9th", "7th-8th", "12th", "Masters", "1st-4th", "10th",
+        "Doctorate", "5th-6th", "Preschool",
+    ],
+    "marital-status": [
+        "Married-civ-spouse", "Divorced", "Never-married", "Separated", "Widowed",
+        "Married-spouse-absent", "Married-AF-spouse",
+    ],
+    "occupation": [
+        "Tech-support", "Craft-repair", "Other-service", "Sales", "Exec-managerial",
+        "Prof-specialty", "Handlers-cleaners", "Machine-op-inspct", "Adm-clerical",
+        "Farming-fishing", "Transport-moving", "Priv-house-serv", "Protective-serv",
+        "Armed-Forces",
+    ],
+    "relationship": [
+        "Wife", "Own-child", "Husband", "Not-in-family", "Other-relative", "Unmarried",
+    ],
+    "race": ["White", "Asian-Pac-Islander", "Amer-Indian-Eskimo", "Other", "Black"],
+    "sex": ["Female", "Male"],
+    "native-country": [
+        "United-States", "Cambodia", "England", "Puerto-Rico", "Canada", "Germany",
+        "Outlying-US(Guam-USVI-etc)", "India", "Japan", "Greece", "South", "China",
+        "Cuba", "Iran", "Honduras", "Philippines", "Italy", "Poland", "Jamaica",
+        "Vietnam", "Mexico", "Portugal", "Ireland", "France", "Dominican-Republic",
+        "Laos", "Ecuador", "Taiwan", "Haiti", "Columbia", "Hungary", "Guatemala",
+        "Nicaragua", "Scotland", "Thailand", "Yugoslavia", "El-Salvador",
+        "Trinadad&Tobago", "Peru", "Hong", "Holand-Netherlands",
+    ],
+}  # fmt: skip
+
+_ADULT_COLUMNS = [
+    "age",
+    "workclass",
+    "fnlwgt",
+    "education",
+    "education-num",
+    "marital-status",
+    "occupation",
+    "relationship",
+    "race",
+    "sex",
+    "capital-gain",
+    "capital-loss",
+    "hours-per-week",
+    "native-country",
+]
+
+_ADULT_LABELS = {"<=50K": 0, ">50K": 1}
+
+# Public ranges of Adult's numeric columns, from adult.names and the coding of the
+# Current Population Survey, never from the data: age > 16 (the extraction rule of
+# adult.names), at most 100; education-num codes the 16 education levels;
+# capital-gain and capital-loss are >= 0, top-coded at 99999; hours-per-week > 0
+# (the extraction rule), top-coded at 99; fnlwgt, a survey weight with no
+# published range, within [0, 1.5e6]. private_pipeline searches the DP bounds
+# inside them. Each range starts one unit below the smallest possible value: the
+# exponential mechanism weighs an interval by its width, and a floor shared by
+# many rows (95% of capital-loss is 0) leaves no positive-width interval at the
+# floor when the range starts there, which pushes the lower bound far up.
+_ADULT_RANGES = {
+    "age": (16, 100),
+    "fnlwgt": (-1, 1.5e6),
+    "education-num": (0, 16),
+    "capital-gain": (-1, 99999),
+    "capital-loss": (-1, 99999),
+    "hours-per-week": (0, 99),
+}
+
+# Bank (the one-hot file of Lee & Kifer 2018): the columns that are numeric
+# attributes of the UCI data dictionary (Moro et al. 2014), with public ranges
+# from their meaning, never from the data (starting one unit below the smallest
+# possible value, as for Adult); every other column is a 0/1 indicator of the
+# one-hot coding (bounds (0, 1) by construction). The dictionary documents no
+# ranges: the campaigns ran from May 2008 to November 2010 (about 900 days),
+# which bounds the day counts.
+_BANK_RANGES = {
+    "x0": (17, 100),  # age in years (clients of a bank deposit are adults)
+    "x18": (-1e5, 1e6),  # average yearly balance in euros (may be negative)
+    "x23": (-1, 1000),  # day count of the last contact date (within the campaigns)
+    "x24": (-1, 7200),  # duration of the last call in seconds (at most two hours)
+    "x25": (0, 100),  # contacts during this campaign (at least one)
+    "x27": (-1, 1000),  # days since the previous campaign's contact (0: none)
+    "x28": (-1, 300),  # contacts before this campaign
+}
+_BANK_N_FEATURES = 32
