@@ -98,9 +98,10 @@ def _coin_split(n_rows, validation_fraction, seed):
 def _recorded_mu(entries, source):
     """GDP mu of a fit's ledger entries; raise if they are not Gaussian steps."""
     steps = [r for e in entries if isinstance(e.mechanism, tuple) for r in e.mechanism]
+    # Every entry must be a tuple of steps, checked before anything reads it as one
+    # (an (epsilon, delta) record has no len()).
     if (
         not entries
-        or len(steps) != sum(len(e.mechanism) for e in entries)
         or len(entries) != sum(isinstance(e.mechanism, tuple) for e in entries)
         or any(r.sampling_rate != 1.0 for r in steps)
     ):
