@@ -1,6 +1,7 @@
 """Differentially private linear classifiers trained by noisy gradient descent."""
 
 import math
+from dataclasses import replace
 from numbers import Integral, Real
 
 import numpy as np
@@ -9,6 +10,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _losses
+from ._base import FitResult, model_arrays, set_fitted
 from ._calibration import (
     CALIBRATION_SHARE,
     MIN_CALIBRATION_SIGNAL,
@@ -411,8 +413,16 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
         )
         oracle_args = (X, y_index, n_outputs, sensitivity, rng, m, sampling_rate)
         if adaptive:
-            self._fit_adaptive(oracle_args, context, initial, z_count)
+            result = self._fit_adaptive(oracle_args, context, initial, z_count)
             ledger_charge.settle(planned)
+            outputs = dict(
+                schedule_=self.schedule_,
+                clip_norm_=self.clip_norm_,
+                alpha_=self.alpha_,
+                calibration_=None,
+                calibration_scale_=None,
+            )
+            set_fitted(self, replace(result, outputs=outputs))
             return self
 
         n_steps = self._n_steps(context, normalized)
@@ -475,9 +485,9 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
             initial=initial,
             verbose=self.verbose,
         )
-        self.calibration_scale_ = None
+        calibration_scale = None
         if calibrate:
-            coef, intercept, self.calibration_scale_ = temperature_scale(
+            coef, intercept, calibration_scale = temperature_scale(
                 X,
                 y_index,
                 coef,
@@ -488,35 +498,49 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
                 public_n_samples=m,
                 noise_multiplier=calibration_noise_multiplier(mu),
             )
-        self.calibration_ = "temperature" if calibrate else None
-
-        self._set_coef(coef, intercept, X.dtype, n_outputs)
-        self.n_iter_ = n_iter
-        self.learning_rates_ = learning_rates
-        # The count (if any) is the filter's first record and the calibration's
-        # steps its last: in ledger_, not in the training steps' noise multipliers.
-        self.noise_multipliers_ = privacy_filter.noise_multipliers[
-            int(count) : int(count) + n_iter
-        ]
-        self.ledger_ = privacy_filter.ledger
+        coef, intercept = model_arrays(coef, intercept, X.dtype, self.fit_intercept)
         # An adaptively chosen plan is recorded by the guarantee its filter
         # enforced (composing its steps as if fixed in advance would understate).
         adaptive_plan = count and not full_batch
-        ledger_charge.settle(planned if adaptive_plan else self.ledger_)
-        self.delta_ = float(self.delta)
+        ledger = privacy_filter.ledger
+        ledger_charge.settle(planned if adaptive_plan else ledger)
         if full_batch:
-            self.mu_ = privacy_filter.mu_spent
-            self.epsilon_ = gdp_epsilon(self.mu_, self.delta_)
+            mu_spent = privacy_filter.mu_spent
+            epsilon_spent = gdp_epsilon(mu_spent, float(self.delta))
         else:
             # No closed form for subsampled steps: the epsilon the filter approved
             # the whole run with (count included), by its accountant; for a plan
             # chosen after the count, the fixed-order filter's guarantee.
-            self.mu_ = None
-            self.epsilon_ = (
+            mu_spent = None
+            epsilon_spent = (
                 float(privacy_filter.epsilon)
                 if adaptive_plan
                 else privacy_filter.epsilon_spent
             )
+        result = FitResult(
+            coef=coef,
+            intercept=intercept,
+            ledger=ledger,
+            mu=mu_spent,
+            epsilon=epsilon_spent,
+            delta=float(self.delta),
+            public_n_samples=m,
+            n_iter=n_iter,
+            learning_rates=learning_rates,
+            # The count (if any) is the filter's first record and the calibration's
+            # steps its last: in ledger_, not in the training steps' multipliers.
+            noise_multipliers=privacy_filter.noise_multipliers[
+                int(count) : int(count) + n_iter
+            ],
+            outputs=dict(
+                schedule_=self.schedule_,
+                clip_norm_=self.clip_norm_,
+                alpha_=self.alpha_,
+                calibration_="temperature" if calibrate else None,
+                calibration_scale_=calibration_scale,
+            ),
+        )
+        set_fitted(self, result)
         return self
 
     def _warn_weak_delta(self, public_size):
@@ -690,14 +714,8 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
             sampling_rate=sampling_rate,
         )
 
-    def _set_coef(self, coef, intercept, dtype, n_outputs):
-        self.coef_ = np.asarray(coef).astype(dtype)
-        self.intercept_ = (
-            intercept if self.fit_intercept else np.zeros(n_outputs)
-        ).astype(dtype)
-
     def _fit_adaptive(self, oracle_args, context, initial, z_count):
-        """Run an adaptive strategy under its Rényi filter; set fitted attributes."""
+        """Run an adaptive strategy under its Rényi filter; return its FitResult."""
         privacy_filter = self.schedule_.make_filter(context)
         if z_count is not None:  # the count ran first: its filter's first record
             privacy_filter.charge(GaussianSteps(z_count))
@@ -711,20 +729,24 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
             verbose=self.verbose,
         )
         d = context.n_features
-        X = oracle_args[0]
-        self._set_coef(theta[:, :d], theta[:, d], X.dtype, context.n_outputs)
-        self.n_iter_ = int(learning_rates.shape[0])
-        self.learning_rates_ = learning_rates
-        self.noise_multipliers_ = privacy_filter.noise_multipliers[
-            int(z_count is not None) :
-        ]
-        self.ledger_ = privacy_filter.ledger
-        self.calibration_, self.calibration_scale_ = None, None
-        self.delta_ = float(self.delta)
-        self.mu_ = None
-        # The filter's guarantee, whatever the (data-dependent) realised spend.
-        self.epsilon_ = privacy_filter.epsilon
-        return self
+        coef, intercept = model_arrays(
+            theta[:, :d], theta[:, d], oracle_args[0].dtype, self.fit_intercept
+        )
+        return FitResult(
+            coef=coef,
+            intercept=intercept,
+            ledger=privacy_filter.ledger,
+            mu=None,
+            # The filter's guarantee, whatever the (data-dependent) realised spend.
+            epsilon=privacy_filter.epsilon,
+            delta=float(self.delta),
+            public_n_samples=context.n_samples,
+            n_iter=int(learning_rates.shape[0]),
+            learning_rates=learning_rates,
+            noise_multipliers=privacy_filter.noise_multipliers[
+                int(z_count is not None) :
+            ],
+        )
 
     def _fit_snowball(self, X, y_index, n_outputs, initial, seed):
         """Snowball-SGD: its own plan, public size and accounting (_snowball.py)."""
@@ -746,10 +768,10 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
             )
         # Snowball-SGD's clipping threshold is the one its analysis was measured
         # with; it depends on no size.
-        self.clip_norm_ = 1.0 if self.clip_norm == "auto" else float(self.clip_norm)
+        clip_norm = 1.0 if self.clip_norm == "auto" else float(self.clip_norm)
         # Its step and smoothness are planned before the public size is known, and
         # were analysed without a penalty: "auto" is no penalty here.
-        self.alpha_ = 0.0 if self.alpha == "auto" else float(self.alpha)
+        alpha = 0.0 if self.alpha == "auto" else float(self.alpha)
         # The plan spends at most (epsilon, delta); an open PrivacyLedger records
         # that before any data is read (the count of the rows included), or
         # refuses the fit.
@@ -757,10 +779,34 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
         ledger_charge = _charge_active_ledgers(
             self, guarantee, neighboring=self.neighboring
         )
-        fit_snowball(self, X, y_index, n_outputs, seed=seed)
-        self.calibration_, self.calibration_scale_ = None, None
+        result = fit_snowball(
+            X,
+            y_index,
+            n_outputs,
+            seed=seed,
+            epsilon=self.epsilon,
+            delta=self.delta,
+            neighboring=self.neighboring,
+            public_n_samples=self.public_n_samples,
+            fit_intercept=self.fit_intercept,
+            clip_norm=clip_norm,
+            radius=self.radius,
+            alpha=alpha,
+            loss=self._loss,
+            huber_width=self._huber_width(),
+            margin_smoothness=self._loss_constants(n_outputs)[0],
+            secure_mode=self.secure_mode,
+        )
         ledger_charge.settle(guarantee)
-        self._warn_weak_delta(self.public_n_samples_)
+        self._warn_weak_delta(result.public_n_samples)
+        outputs = dict(
+            schedule_=None,
+            clip_norm_=clip_norm,
+            alpha_=alpha,
+            calibration_=None,
+            calibration_scale_=None,
+        )
+        set_fitted(self, replace(result, outputs=outputs))
         return self
 
     def decision_function(self, X):
