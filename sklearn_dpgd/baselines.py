@@ -53,7 +53,7 @@ from ._errors import NotFittedAttributesMixin, refuse_sample_weight
 from ._public_size import SENSITIVITY_FACTOR, resolve_public_size, split_count_budget
 from ._randomness import draw_seed, make_generator, spawn_seeds
 from ._sklearn_compat import Interval, StrOptions, available_if
-from ._snowball import assign_slots
+from ._solvers.snowball import assign_slots
 from ._validation import validate_fit_data
 from ._warnings import warn_once
 from .accounting import (

@@ -2,6 +2,7 @@
 
 import math
 from dataclasses import replace
+from functools import partial
 from numbers import Integral, Real
 
 import numpy as np
@@ -10,7 +11,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _losses
-from ._base import FitResult, model_arrays, set_fitted
+from ._base import set_fitted
 from ._calibration import (
     CALIBRATION_SHARE,
     MIN_CALIBRATION_SIGNAL,
@@ -27,26 +28,19 @@ from ._public_size import (
 )
 from ._randomness import draw_seed, make_generator
 from ._sklearn_compat import Interval, StrOptions
-from ._snowball import fit_snowball
-from ._solver import noisy_gradient_descent
+from ._solvers import adaptive as adaptive_solver
+from ._solvers import gd as gd_solver
+from ._solvers import snowball as snowball_solver
+from ._solvers.gd import training_filter
 from ._validation import validate_fit_data
 from ._warnings import warn_once
 from .accounting import (
-    DEFAULT_ORDERS,
     EpsilonDeltaRecord,
-    FixedOrderRenyiFilter,
-    GaussianPrivacyFilter,
     GaussianSteps,
-    PlannedStepsRdpFilter,
-    PldPrivacyFilter,
     _charge_active_ledgers,
     _ledger_guard_state,
-    best_filter_order,
     gdp_epsilon,
     gdp_mu,
-    pld_plan_levels,
-    poisson_gaussian_rdp,
-    scale_to_budget,
 )
 from .exceptions import WeakPrivacyWarning
 from .schedules import (
@@ -71,19 +65,6 @@ _SENSITIVITY_FACTOR = SENSITIVITY_FACTOR
 # both losses), chosen with clip_norm="auto" on holdouts of Adult's and Bank's
 # training splits (benchmarks/bench_accuracy.py --ablation).
 _NORMALIZED_STEP_LENGTH = 0.5
-
-
-def _fixed_order_filter(epsilon, delta):
-    """A Rényi filter whose order depends on (epsilon, delta) only.
-
-    The order maximises the budget left by the RDP-to-DP conversion per unit of a
-    Gaussian curve (:func:`~sklearn_dpgd.accounting.best_filter_order` with
-    ``alpha / 2``), among integer orders (the subsampled-Gaussian bound needs
-    them); it is fixed before anything is read.
-    """
-    orders = DEFAULT_ORDERS[DEFAULT_ORDERS == np.round(DEFAULT_ORDERS)]
-    order = best_filter_order(epsilon, delta, orders, orders / 2.0)
-    return FixedOrderRenyiFilter(epsilon, delta, int(order))
 
 
 class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEstimator):
@@ -202,7 +183,7 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
             raise ValueError("coef_init and intercept_init must be finite.")
         return theta
 
-    def _resolve_alpha(self, public_size):
+    def _resolve_alpha(self, schedule, public_size):
         """The L2 penalty: the parameter, or the rule of "auto".
 
         ``alpha = 1 / m`` makes the objective, ``mean loss + ||w||^2 / (2 m)``,
@@ -213,7 +194,7 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
         """
         if self.alpha != "auto":
             return float(self.alpha)
-        if isinstance(self.schedule_, PURSchedule):
+        if isinstance(schedule, PURSchedule):
             return 0.0
         return 1.0 / public_size
 
@@ -332,38 +313,119 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
             X, y_index = check_fit_data(self, X, y)
         else:
             X, y_index = validate_fit_data(self, X, y)
-        n_rows, n_features = X.shape
         n_outputs = 1 if self.classes_.shape[0] == 2 else self.classes_.shape[0]
-        initial = self._initial_point(coef_init, intercept_init, n_outputs, n_features)
+        initial = self._initial_point(coef_init, intercept_init, n_outputs, X.shape[1])
         # secure_mode ignores random_state (its noise is not seeded): no warning.
         random_state = None if self.secure_mode else self.random_state
         seed = draw_seed(random_state, owner=type(self).__name__)
         if self.solver == "snowball":
-            self._resolve_calibration(n_outputs, False, 0.0)  # refuses "temperature"
-            return self._fit_snowball(X, y_index, n_outputs, initial, seed)
+            result = self._solve_snowball(X, y_index, n_outputs, initial, seed)
+        else:
+            result = self._solve_gd(X, y_index, n_outputs, initial, seed)
+        set_fitted(self, result)
+        return self
 
-        self.schedule_ = self._resolve_schedule()
-        adaptive = isinstance(self.schedule_, AdaptiveSchedule)
-        self._check_sampling(adaptive)
+    def _solve_gd(self, X, y_index, n_outputs, initial, seed):
+        """Budget, public size, plan and run of ``solver="gd"``: its FitResult."""
+        schedule = self._resolve_schedule()
+        adaptive = isinstance(schedule, AdaptiveSchedule)
+        self._check_sampling(schedule, adaptive)
+        mu, z_count, mu_train, planned = self._budget(adaptive)
+        # The whole cost is known now, before any data is read (the count of the
+        # rows included): an open PrivacyLedger records it here, or refuses the
+        # fit if over its cap.
+        ledger_charge = _charge_active_ledgers(
+            self, planned, neighboring=self.neighboring
+        )
+        rng = make_generator(seed, self.secure_mode)
+        m = self._public_size(X.shape[0], z_count, rng)
+        calibrate, normalized, context = self._setting(
+            schedule, mu, mu_train, z_count, m, X.shape[1], n_outputs
+        )
+        make_oracle = self._oracle_factory(X, y_index, context, rng)
+        if adaptive:
+            result = adaptive_solver.solve(
+                make_oracle,
+                schedule,
+                context,
+                count_multiplier=z_count,
+                max_updates=MAX_HORIZON
+                if self.max_iter == "auto"
+                else int(self.max_iter),
+                initial=initial,
+                verbose=self.verbose,
+                dtype=X.dtype,
+                fit_intercept=self.fit_intercept,
+                delta=self.delta,
+            )
+            ledger_charge.settle(planned)
+        else:
+            calibration = (
+                self._calibration(X, y_index, rng, context.n_samples, mu)
+                if calibrate
+                else None
+            )
+            result = self._solve_planned(
+                schedule,
+                context,
+                normalized,
+                make_oracle,
+                initial,
+                calibration,
+                mu=mu,
+                z_count=z_count,
+                dtype=X.dtype,
+            )
+            # An adaptively chosen plan is recorded by the guarantee its filter
+            # enforced (composing its steps as if fixed in advance would
+            # understate).
+            adaptive_plan = z_count is not None and context.sampling_rate < 1.0
+            ledger_charge.settle(planned if adaptive_plan else result.ledger)
+        outputs = {
+            "schedule_": schedule,
+            "clip_norm_": context.clip_norm,
+            "alpha_": context.alpha,
+            "calibration_": None,
+            "calibration_scale_": None,
+            **result.outputs,
+        }
+        return replace(result, outputs=outputs)
+
+    def _calibration(self, X, y_index, rng, m, mu):
+        """Private temperature scaling (``_calibration.py``) as the gd solver's
+        ``calibrate(coef, intercept, privacy_filter=...)``: it runs on the
+        training's filter, at a public share of ``mu**2``."""
+        return partial(
+            temperature_scale,
+            X,
+            y_index,
+            sensitivity_factor=_SENSITIVITY_FACTOR[self.neighboring],
+            rng=rng,
+            public_n_samples=m,
+            noise_multiplier=calibration_noise_multiplier(mu),
+        )
+
+    def _budget(self, adaptive):
+        """``(mu, count noise multiplier or None, mu left to training, planned)``.
+
+        ``planned`` is what the active ledgers are charged with before any data is
+        read. Full-batch Gaussian steps compose exactly in GDP, so one step of
+        noise multiplier ``1 / mu`` has the same privacy profile as the run; other
+        runs are recorded by the guarantee their filter enforces.
+        """
         mu = gdp_mu(self.epsilon, self.delta)
         z_count, mu_train = split_count_budget(
             mu, self.neighboring, self.public_n_samples
         )
-        count = z_count is not None
-        # The whole cost is known now, before any data is read (the count of the
-        # rows included): an open PrivacyLedger records it here, or refuses the
-        # fit if over its cap. Full-batch Gaussian steps compose exactly in GDP,
-        # so one step of noise multiplier 1/mu has the same privacy profile as the
-        # run; other runs are recorded by the guarantee their filter enforces.
         planned = (
             (GaussianSteps(1.0 / mu),)
             if not adaptive and self.batch_size is None
             else EpsilonDeltaRecord(float(self.epsilon), float(self.delta))
         )
-        ledger_charge = _charge_active_ledgers(
-            self, planned, neighboring=self.neighboring
-        )
-        rng = make_generator(seed, self.secure_mode)
+        return mu, z_count, mu_train, planned
+
+    def _public_size(self, n_rows, z_count, rng):
+        """The public size ``m`` (a noisy count if ``z_count`` is not None)."""
         size = resolve_public_size(
             n_rows,
             neighboring=self.neighboring,
@@ -372,8 +434,35 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
             rng=rng,
         )
         # From here on only the public size m is used; n_rows is never read again.
-        m = self.public_n_samples_ = size.n_samples
-        self._warn_weak_delta(m)
+        self._warn_weak_delta(size.n_samples)
+        return size.n_samples
+
+    def _oracle_factory(self, X, y_index, context, rng):
+        """``make_oracle(privacy_filter=...)``: the fit's one access to the data."""
+        return partial(
+            PrivateGradientOracle,
+            X,
+            y_index,
+            n_outputs=context.n_outputs,
+            loss=_losses.LOSS_CODES[self._loss],
+            huber_width=self._huber_width(),
+            clip_norm=context.clip_norm,
+            sensitivity=context.sensitivity,
+            fit_intercept=bool(self.fit_intercept),
+            rng=rng,
+            public_n_samples=context.n_samples,
+            sampling_rate=context.sampling_rate,
+        )
+
+    def _setting(self, schedule, mu, mu_train, z_count, m, n_features, n_outputs):
+        """The public setting of a gradient-descent fit at the public size ``m``.
+
+        Returns ``(calibrate, normalized, context)``: whether the fit ends with
+        temperature scaling, whether "auto" steps are normalised, and the
+        :class:`~sklearn_dpgd.schedules.ScheduleContext` (resolved ``clip_norm``,
+        ``alpha``, sensitivity, sampling rate, training budget).
+        """
+        adaptive = isinstance(schedule, AdaptiveSchedule)
         calibrate = self._resolve_calibration(
             n_outputs,
             not adaptive and self.batch_size is None,
@@ -381,20 +470,17 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
         )
         if calibrate:  # a public share of mu**2 (GDP composition) is set aside
             mu_train = math.sqrt(mu_train**2 - CALIBRATION_SHARE * mu**2)
-        self.alpha_ = self._resolve_alpha(m)
         normalized = self._resolve_normalize_steps(n_outputs)
-        self.clip_norm_ = self._resolve_clip_norm(normalized, m, n_features, n_outputs)
-        sampling_rate = self.schedule_.sampling_rate if adaptive else 1.0
+        clip_norm = self._resolve_clip_norm(normalized, m, n_features, n_outputs)
+        sampling_rate = schedule.sampling_rate if adaptive else 1.0
         if self.batch_size is not None:
             sampling_rate = min(1.0, self.batch_size / m)
-        full_batch = not adaptive and sampling_rate >= 1.0
-        sensitivity = _SENSITIVITY_FACTOR[self.neighboring] * self.clip_norm_
         margin_smoothness, initial_loss = self._loss_constants(n_outputs)
         # Full-batch and minibatch runs train on what the count left of the budget
         # (adaptive runs charge the count to their own filter, which then stops
         # them within the whole budget).
         epsilon_train = float(self.epsilon)
-        if (count or calibrate) and not adaptive:
+        if (z_count is not None or calibrate) and not adaptive:
             epsilon_train = gdp_epsilon(mu_train, self.delta)
         context = ScheduleContext(
             epsilon=epsilon_train,
@@ -403,145 +489,68 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
             n_features=n_features,
             n_outputs=n_outputs,
             fit_intercept=bool(self.fit_intercept),
-            clip_norm=self.clip_norm_,
-            sensitivity=sensitivity,
-            alpha=self.alpha_,
+            clip_norm=clip_norm,
+            sensitivity=_SENSITIVITY_FACTOR[self.neighboring] * clip_norm,
+            alpha=self._resolve_alpha(schedule, m),
             margin_smoothness=margin_smoothness,
             initial_loss=initial_loss,
             sampling_rate=sampling_rate,
-            accountant=self._planning_accountant(),
+            accountant=self._planning_accountant(schedule),
         )
-        oracle_args = (X, y_index, n_outputs, sensitivity, rng, m, sampling_rate)
-        if adaptive:
-            result = self._fit_adaptive(oracle_args, context, initial, z_count)
-            ledger_charge.settle(planned)
-            outputs = dict(
-                schedule_=self.schedule_,
-                clip_norm_=self.clip_norm_,
-                alpha_=self.alpha_,
-                calibration_=None,
-                calibration_scale_=None,
-            )
-            set_fitted(self, replace(result, outputs=outputs))
-            return self
+        return calibrate, normalized, context
 
-        n_steps = self._n_steps(context, normalized)
+    def _solve_planned(
+        self,
+        schedule,
+        context,
+        normalized,
+        make_oracle,
+        initial,
+        calibration,
+        *,
+        mu,
+        z_count,
+        dtype,
+    ):
+        """Plan a data-independent schedule, fit it to the budget, run it.
+
+        ``calibration`` is None or ``calibration(coef, intercept,
+        privacy_filter=...)``; ``z_count`` the count's noise multiplier or None.
+        """
+        n_steps = self._n_steps(schedule, context, normalized)
         noise_multipliers, learning_rates, normalize_steps = self._plan(
-            n_steps, context, normalized
+            schedule, n_steps, context, normalized
         )
-        if full_batch:
-            privacy_filter = GaussianPrivacyFilter(mu)
-            if count:
-                privacy_filter.charge(GaussianSteps(z_count))
-        else:
-            # The same accountant approves the plan (the count included), is
-            # calibrated to, and reports: the PLD by default, RDP on request.
-            if count:
-                # The plan's sampling rate batch_size / m depends on the count's
-                # output, so the plan is chosen adaptively: only a filter at one
-                # Rényi order fixed before the count is valid for that (Feldman &
-                # Zrnic, NeurIPS 2021, Thm 3.1). Declaring public_n_samples lets
-                # the tight accountants below approve a plan fixed in advance.
-                privacy_filter = _fixed_order_filter(self.epsilon, self.delta)
-                privacy_filter.charge(GaussianSteps(z_count))
-                order = np.array([float(privacy_filter.order)])
-
-                def spent(z):  # RDP (nats) at the filter's order, count included
-                    rdp = poisson_gaussian_rdp(z, sampling_rate, order)[0]
-                    return privacy_filter.rdp_spent + float(rdp)
-
-                # One order is cheap to evaluate: spend the budget to 1e-6.
-                budget, rtol = privacy_filter.budget, 1e-6
-            else:
-                filter_class = (
-                    PldPrivacyFilter
-                    if self.accountant == "pld"
-                    else PlannedStepsRdpFilter
-                )
-                privacy_filter = filter_class(self.epsilon, self.delta)
-                if self.accountant == "pld":  # run the levels the PLD composes
-                    noise_multipliers = pld_plan_levels(
-                        noise_multipliers, sampling_rate
-                    )
-
-                def spent(z):
-                    return privacy_filter.epsilon_with(z, sampling_rate)
-
-                budget, rtol = float(self.epsilon), 1e-4
-            noise_multipliers, learning_rates = self._fit_plan_to_budget(
-                spent, budget, noise_multipliers, learning_rates, rtol
-            )
-            if not count:  # the fixed-order filter is charged step by step
-                privacy_filter.reserve(noise_multipliers, sampling_rate)
-        oracle = self._make_oracle(*oracle_args, privacy_filter)
-        coef, intercept, n_iter = noisy_gradient_descent(
-            oracle,
+        privacy_filter, noise_multipliers, learning_rates = training_filter(
+            noise_multipliers,
+            learning_rates,
+            mu=mu,
+            count_multiplier=z_count,
+            sampling_rate=context.sampling_rate,
+            epsilon=self.epsilon,
+            delta=self.delta,
+            accountant=self.accountant,
+            calibrated=type(schedule).plan is NoiseSchedule.plan,
+        )
+        return gd_solver.solve(
+            make_oracle(privacy_filter=privacy_filter),
+            privacy_filter,
             noise_multipliers=noise_multipliers,
             learning_rates=learning_rates,
-            alpha=self.alpha_,
+            alpha=context.alpha,
             momentum=float(self.momentum),
             average=float(self.average),
             normalize_steps=normalize_steps,
             initial=initial,
             verbose=self.verbose,
+            dtype=dtype,
+            fit_intercept=self.fit_intercept,
+            delta=self.delta,
+            public_n_samples=context.n_samples,
+            n_counted=int(z_count is not None),
+            adaptive_plan=z_count is not None and context.sampling_rate < 1.0,
+            calibrate=calibration,
         )
-        calibration_scale = None
-        if calibrate:
-            coef, intercept, calibration_scale = temperature_scale(
-                X,
-                y_index,
-                coef,
-                intercept,
-                sensitivity_factor=_SENSITIVITY_FACTOR[self.neighboring],
-                privacy_filter=privacy_filter,
-                rng=rng,
-                public_n_samples=m,
-                noise_multiplier=calibration_noise_multiplier(mu),
-            )
-        coef, intercept = model_arrays(coef, intercept, X.dtype, self.fit_intercept)
-        # An adaptively chosen plan is recorded by the guarantee its filter
-        # enforced (composing its steps as if fixed in advance would understate).
-        adaptive_plan = count and not full_batch
-        ledger = privacy_filter.ledger
-        ledger_charge.settle(planned if adaptive_plan else ledger)
-        if full_batch:
-            mu_spent = privacy_filter.mu_spent
-            epsilon_spent = gdp_epsilon(mu_spent, float(self.delta))
-        else:
-            # No closed form for subsampled steps: the epsilon the filter approved
-            # the whole run with (count included), by its accountant; for a plan
-            # chosen after the count, the fixed-order filter's guarantee.
-            mu_spent = None
-            epsilon_spent = (
-                float(privacy_filter.epsilon)
-                if adaptive_plan
-                else privacy_filter.epsilon_spent
-            )
-        result = FitResult(
-            coef=coef,
-            intercept=intercept,
-            ledger=ledger,
-            mu=mu_spent,
-            epsilon=epsilon_spent,
-            delta=float(self.delta),
-            public_n_samples=m,
-            n_iter=n_iter,
-            learning_rates=learning_rates,
-            # The count (if any) is the filter's first record and the calibration's
-            # steps its last: in ledger_, not in the training steps' multipliers.
-            noise_multipliers=privacy_filter.noise_multipliers[
-                int(count) : int(count) + n_iter
-            ],
-            outputs=dict(
-                schedule_=self.schedule_,
-                clip_norm_=self.clip_norm_,
-                alpha_=self.alpha_,
-                calibration_="temperature" if calibrate else None,
-                calibration_scale_=calibration_scale,
-            ),
-        )
-        set_fitted(self, result)
-        return self
 
     def _warn_weak_delta(self, public_size):
         if self.delta >= 1.0 / public_size:
@@ -555,9 +564,9 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
                 key=("weak delta", self.delta),
             )
 
-    def _check_sampling(self, adaptive):
+    def _check_sampling(self, schedule, adaptive):
         """Refuse sampling settings the accounting does not cover (public checks)."""
-        sampling = self.schedule_.sampling_rate < 1.0 if adaptive else False
+        sampling = schedule.sampling_rate < 1.0 if adaptive else False
         if adaptive and self.batch_size is not None:
             raise ValueError(
                 "batch_size must be None with an adaptive schedule, which sets its "
@@ -570,11 +579,11 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
                 "only; use neighboring='add_remove'."
             )
 
-    def _n_steps(self, context, normalized):
+    def _n_steps(self, schedule, context, normalized):
         """The horizon: the parameter, the schedule's, or the "auto" rule."""
         if self.max_iter != "auto":
             return int(self.max_iter)
-        return self.schedule_.horizon(context) or auto_max_iter(
+        return schedule.horizon(context) or auto_max_iter(
             context.epsilon,
             context.delta,
             context.n_samples,
@@ -587,9 +596,9 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
             else self._gradient_horizon_factor,
         )
 
-    def _plan(self, n_steps, context, normalized):
+    def _plan(self, schedule, n_steps, context, normalized):
         """Noise multipliers and step sizes of a data-independent schedule."""
-        noise_multipliers, learning_rates = self.schedule_.plan(n_steps, context)
+        noise_multipliers, learning_rates = schedule.plan(n_steps, context)
         noise_multipliers = np.asarray(noise_multipliers, dtype=float)
         n_run = noise_multipliers.shape[0]
         if noise_multipliers.ndim != 1 or not 1 <= n_run <= n_steps:
@@ -612,64 +621,20 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
             )
         return noise_multipliers, learning_rates, normalize_steps
 
-    def _planning_accountant(self):
+    def _planning_accountant(self, schedule):
         """The accountant the schedule plans with (``ScheduleContext.accountant``).
 
         A calibrated profile is rescaled against the privacy filter, count
-        included, by :meth:`_fit_plan_to_budget` with ``accountant``; the cheap RDP
-        root is its starting point (a PLD root here would double the PLD
-        evaluations). A plan of absolute levels whose horizon the budget sets
+        included, by :func:`sklearn_dpgd._solvers.gd.fit_plan_to_budget` with
+        ``accountant``; the cheap RDP root is its starting point (a PLD root here
+        would double the PLD evaluations). A plan of absolute levels whose horizon
+        the budget sets
         (``PURSchedule``) is only truncated there, so it plans with ``accountant``.
         """
-        calibrated = isinstance(self.schedule_, NoiseSchedule) and (
-            type(self.schedule_).plan is NoiseSchedule.plan
+        calibrated = isinstance(schedule, NoiseSchedule) and (
+            type(schedule).plan is NoiseSchedule.plan
         )
         return "rdp" if calibrated else self.accountant
-
-    def _fit_plan_to_budget(
-        self, spent, budget, noise_multipliers, learning_rates, rtol
-    ):
-        """Fit a minibatch plan into what the filter holding the count has left.
-
-        The plan was calibrated to the GDP-equivalent share of the budget the
-        count left; the count and the subsampled steps do not compose in GDP, so
-        the plan is adjusted against ``spent``, the filter's own accountant with
-        the count included (public work only: nothing has been read but the noisy
-        count). A calibrated profile is rescaled by the one common factor that
-        spends ``budget`` (to ``rtol`` relative, never more:
-        :func:`~sklearn_dpgd.accounting.scale_to_budget`); a plan whose levels
-        are absolute and whose length the budget sets (``PURSchedule``) keeps its
-        longest prefix that fits (bisection: the spend grows with the prefix).
-
-        Parameters
-        ----------
-        spent : callable
-            ``spent(z) -> float``: the filter's spend (epsilon, or RDP at its
-            order) with the plan ``z`` added.
-        budget : float
-            The most ``spent`` may return.
-        noise_multipliers, learning_rates : ndarray of shape (n_steps,)
-        rtol : float
-            Relative tolerance of the rescaled spend below ``budget``.
-
-        Returns
-        -------
-        noise_multipliers, learning_rates : ndarray of shape (n_run,)
-        """
-        if type(self.schedule_).plan is not NoiseSchedule.plan:
-            lo, hi = 1, noise_multipliers.shape[0]
-            if spent(noise_multipliers[:hi]) > budget:
-                while hi - lo > 1:  # invariant: lo fits or is 1, hi does not
-                    mid = (lo + hi) // 2
-                    lo, hi = (
-                        (mid, hi)
-                        if spent(noise_multipliers[:mid]) <= budget
-                        else (lo, mid)
-                    )
-                hi = lo
-            return noise_multipliers[:hi], learning_rates[:hi]
-        z = scale_to_budget(spent, noise_multipliers, budget, rtol=rtol)
-        return z, learning_rates
 
     def _learning_rate(self, n_steps, context, normalize_steps):
         """The step size: the parameter, or the noisy-radius rule for "auto".
@@ -683,7 +648,7 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
         if normalize_steps:
             base, scale = _NORMALIZED_STEP_LENGTH, 1.0
         else:
-            base, scale = self._base_learning_rate, 1.0 / self.clip_norm_
+            base, scale = self._base_learning_rate, 1.0 / context.clip_norm
         return scale * auto_learning_rate(
             base,
             n_steps,
@@ -696,60 +661,9 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
             fit_intercept=context.fit_intercept,
         )
 
-    def _make_oracle(
-        self, X, y_index, n_outputs, sensitivity, rng, m, sampling_rate, privacy_filter
-    ):
-        return PrivateGradientOracle(
-            X,
-            y_index,
-            n_outputs=n_outputs,
-            loss=_losses.LOSS_CODES[self._loss],
-            huber_width=self._huber_width(),
-            clip_norm=self.clip_norm_,
-            sensitivity=sensitivity,
-            fit_intercept=bool(self.fit_intercept),
-            privacy_filter=privacy_filter,
-            rng=rng,
-            public_n_samples=m,
-            sampling_rate=sampling_rate,
-        )
-
-    def _fit_adaptive(self, oracle_args, context, initial, z_count):
-        """Run an adaptive strategy under its Rényi filter; return its FitResult."""
-        privacy_filter = self.schedule_.make_filter(context)
-        if z_count is not None:  # the count ran first: its filter's first record
-            privacy_filter.charge(GaussianSteps(z_count))
-        oracle = self._make_oracle(*oracle_args, privacy_filter)
-        max_updates = MAX_HORIZON if self.max_iter == "auto" else int(self.max_iter)
-        theta, learning_rates = self.schedule_.run(
-            oracle,
-            context,
-            max_updates=max_updates,
-            initial=initial,
-            verbose=self.verbose,
-        )
-        d = context.n_features
-        coef, intercept = model_arrays(
-            theta[:, :d], theta[:, d], oracle_args[0].dtype, self.fit_intercept
-        )
-        return FitResult(
-            coef=coef,
-            intercept=intercept,
-            ledger=privacy_filter.ledger,
-            mu=None,
-            # The filter's guarantee, whatever the (data-dependent) realised spend.
-            epsilon=privacy_filter.epsilon,
-            delta=float(self.delta),
-            public_n_samples=context.n_samples,
-            n_iter=int(learning_rates.shape[0]),
-            learning_rates=learning_rates,
-            noise_multipliers=privacy_filter.noise_multipliers[
-                int(z_count is not None) :
-            ],
-        )
-
-    def _fit_snowball(self, X, y_index, n_outputs, initial, seed):
-        """Snowball-SGD: its own plan, public size and accounting (_snowball.py)."""
+    def _solve_snowball(self, X, y_index, n_outputs, initial, seed):
+        """Snowball-SGD: its own plan, public size and accounting; its FitResult."""
+        self._resolve_calibration(n_outputs, False, 0.0)  # refuses "temperature"
         if self.batch_size is not None or self.schedule is not None:
             raise ValueError(
                 "solver='snowball' fixes its own batches and noise; batch_size and "
@@ -779,7 +693,7 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
         ledger_charge = _charge_active_ledgers(
             self, guarantee, neighboring=self.neighboring
         )
-        result = fit_snowball(
+        result = snowball_solver.fit_snowball(
             X,
             y_index,
             n_outputs,
@@ -806,8 +720,7 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
             calibration_=None,
             calibration_scale_=None,
         )
-        set_fitted(self, replace(result, outputs=outputs))
-        return self
+        return replace(result, outputs=outputs)
 
     def decision_function(self, X):
         """Decision scores ``X @ coef_.T + intercept_``.

@@ -18,7 +18,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.datasets import make_classification
 from sklearn.preprocessing import Normalizer
 
-import sklearn_dpgd._snowball as snowball
+import sklearn_dpgd._solvers.snowball as snowball
 import sklearn_dpgd.linear_model as linear_model
 import sklearn_dpgd.model_selection as model_selection
 from sklearn_dpgd import DPHuberSVM, DPLogisticRegression, PrivacyLeakWarning

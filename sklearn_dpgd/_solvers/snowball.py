@@ -106,18 +106,18 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import brentq
 
-from . import _losses
-from ._base import FitResult, model_arrays
-from ._kernels import BLOCK_ROWS
-from ._oracle import PrivateGradientOracle
-from ._public_size import (
+from .. import _losses
+from .._base import FitResult, model_arrays
+from .._kernels import BLOCK_ROWS
+from .._oracle import PrivateGradientOracle
+from .._public_size import (
     COUNT_SHARE,
     count_noise_multiplier,
     needs_count,
     resolve_public_size,
 )
-from ._randomness import make_generator, spawn_seeds
-from .accounting import (
+from .._randomness import make_generator, spawn_seeds
+from ..accounting import (
     DEFAULT_ORDERS,
     AmplifiedIterationFilter,
     GaussianSteps,
