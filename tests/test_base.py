@@ -7,6 +7,11 @@ import pytest
 
 from sklearn_dpgd import DPLogisticRegression
 from sklearn_dpgd._base import FitResult, model_arrays, set_fitted
+from sklearn_dpgd.baselines import (
+    OutputPerturbationClassifier,
+    PhasedLocalizationClassifier,
+)
+from sklearn_dpgd.schedules import AdaptiveStepSchedule
 
 
 def _result(**kwargs):
@@ -79,12 +84,15 @@ def test_model_arrays_casts_and_zeroes_the_missing_intercept():
     [
         DPLogisticRegression(epsilon=2.0, max_iter=5),
         DPLogisticRegression(epsilon=4.0, solver="snowball"),
+        DPLogisticRegression(epsilon=2.0, schedule=AdaptiveStepSchedule(), max_iter=5),
+        OutputPerturbationClassifier(epsilon=2.0),
+        PhasedLocalizationClassifier(epsilon=2.0),
     ],
-    ids=["gd", "snowball"],
+    ids=["gd", "snowball", "adaptive", "outpert", "localization"],
 )
 def test_fit_writes_its_attributes_through_set_fitted(estimator, monkeypatch):
     # Every fit path ends in the one setter: recording it sees the fit's FitResult.
-    module = sys.modules[type(estimator).__module__]
+    module = sys.modules[type(estimator).fit.__module__]
     seen = []
     original = module.set_fitted
 

@@ -11,7 +11,8 @@ import scipy.sparse as sp
 from scipy.special import expit, log_expit, logsumexp, softmax
 
 from .._base import FitResult, model_arrays
-from ..accounting import GaussianSteps, gdp_epsilon
+from .._public_size import split_count_budget
+from ..accounting import GaussianSteps, gdp_epsilon, gdp_mu
 
 # The Huber width of the package (Chen & Lee, Stochastic adaptive line search for
 # differentially private optimization, IEEE BigData 2020, Sec. V-C).
@@ -86,6 +87,39 @@ def clip_rows(X, data_norm):
     norms = top[:, 0] * np.linalg.norm(X / top, axis=1)
     X *= np.minimum(1.0, data_norm / np.maximum(norms, np.finfo(float).tiny))[:, None]
     return X
+
+
+def release_budget(epsilon, delta, neighboring, public_n_samples):
+    """Split the GDP budget between the row count and the released mechanism.
+
+    Parameters
+    ----------
+    epsilon, delta : float
+        The fit's budget.
+    neighboring : {"add_remove", "replace"}
+    public_n_samples : int or None
+        The declared public size, or None.
+
+    Returns
+    -------
+    mu_train : float
+        GDP parameter left to the training mechanism.
+    count_multiplier : float or None
+        Noise multiplier of the row count, or None if no count is needed.
+    planned : tuple of GaussianSteps
+        The whole planned cost, charged to the active ledgers before any private
+        mechanism runs.
+    """
+    # Aim a hair below the budget so that the recomputed epsilon_ never exceeds it.
+    mu = gdp_mu(epsilon, delta) * (1.0 - 1e-11)
+    z_count, mu_train = split_count_budget(mu, neighboring, public_n_samples)
+    if z_count is None:
+        return mu, None, (GaussianSteps(1.0 / mu),)
+    return (
+        mu_train,
+        z_count,
+        (GaussianSteps(z_count), GaussianSteps(1.0 / mu_train)),
+    )
 
 
 def release_result(
