@@ -36,7 +36,6 @@ from ._sklearn_compat import Interval, StrOptions
 from ._solvers import adaptive as adaptive_solver
 from ._solvers import gd as gd_solver
 from ._solvers import snowball as snowball_solver
-from ._solvers.gd import training_filter
 from ._validation import validate_fit_data
 from ._warnings import warn_once
 from .accounting import (
@@ -524,7 +523,7 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
         noise_multipliers, learning_rates, normalize_steps = self._plan(
             schedule, n_steps, context, normalized
         )
-        privacy_filter, noise_multipliers, learning_rates = training_filter(
+        privacy_filter, noise_multipliers, learning_rates = gd_solver.training_filter(
             noise_multipliers,
             learning_rates,
             mu=mu,
