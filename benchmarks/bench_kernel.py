@@ -7,7 +7,7 @@
 
 ``--threshold`` instead times the serial twin against the parallel kernel on all
 threads for dense problems of growing size (n x 20, n x 100), to place
-:data:`sklearn_dpgd._kernels.SERIAL_WORK`: below it a call runs on one thread.
+:data:`sklearn_dpgd._threads.SERIAL_WORK`: below it a call runs on one thread.
 
 For each matrix, and each Numba thread count, the script times, interleaved in one
 process (so that load from other processes hits all of them alike):

@@ -18,287 +18,31 @@ only, never on the thread count (``BLOCK_ROWS`` rows; more for wide sparse data,
 :func:`_csr_block_rows`), so results are bit-for-bit the same on any number of
 threads.
 
-Threads: a call whose work (entries of ``X`` read, times outputs; a stored CSR
-entry counts as ``_CSR_ENTRY_WORK`` dense ones) is below
-:data:`SERIAL_WORK` runs the serial twin (below it, waking a second thread costs more
-than it saves, and on a machine busy with other processes a parallel region waits
-for every one of its threads to be scheduled). Larger calls use Numba's thread count
-(``numba.get_num_threads()``, which honours ``NUMBA_NUM_THREADS``, set by joblib's
-loky backend in its workers), capped by a caller's limit: the oracle passes, once
-per fit, :func:`fit_threads`, which also honours ``threadpoolctl.threadpool_limits``
-on OpenMP, and times its gradient sums on one thread and on that count
-(:class:`ThreadChooser`) to run the faster. The count is set for the call and
-restored after it (Numba's count is per Python thread).
-
-Each parallel kernel has a serial twin, the same function compiled with
-``parallel=False`` (``prange`` is then ``range``, the blocks and their order are
-unchanged, so the result is the same bit for bit).
-
-Threading layer: unless the user chose one (``NUMBA_THREADING_LAYER`` or
-``numba.config.THREADING_LAYER`` set before the first parallel call) or TBB is
-installed (Numba's first choice, thread- and fork-safe), importing this module
-selects Numba's ``workqueue`` layer. It is fork-safe and its idle threads sleep; GNU
-OpenMP, which Numba picks otherwise, spins its idle threads (slowing every other
-process on a shared machine, and itself) and is not fork-safe (Numba's
-documentation, "The Threading Layers"). ``workqueue`` aborts the process if two
-Python threads run parallel regions at once: one thread at a time runs a parallel
-kernel here (a lock, never waited for), and a kernel called meanwhile from another
-thread runs its serial twin. Code of the user's own that runs Numba ``parallel=True``
-functions from several threads should choose TBB or OpenMP itself. If the user
-selects GNU OpenMP, a process forked (``os.fork``, joblib's ``"multiprocessing"``
-backend) from a parent that started it runs the serial twins: Numba terminates such
-a child at its first parallel region ("fork() called from a process already using
-GNU OpenMP, this is unsafe").
+Which twin runs, and on how many threads, is decided per call by
+:mod:`sklearn_dpgd._threads` (:data:`~sklearn_dpgd._threads.SERIAL_WORK`,
+:func:`~sklearn_dpgd._threads.fit_threads`,
+:class:`~sklearn_dpgd._threads.ThreadChooser`, the threading layer); the kernels
+here declare only the work of a call, for that decision.
 """
 
-import ctypes
 import math
-import os
-import sys
-import threading
-import time
-import types
 
-import numba
 import numpy as np
 from numba import njit, prange
-from threadpoolctl import ThreadpoolController
 
 from ._losses import HUBER_HINGE, LOGISTIC, loss_derivative, loss_value
+
+# The threading policy, re-exported: the oracle and the benchmarks import them here.
+from ._threads import (  # noqa: F401
+    SERIAL_WORK,
+    ThreadChooser,
+    _parallel_kernel,
+    fit_threads,
+)
 
 # Rows per block of the parallel sum. Large enough that the per-block overhead
 # (one K-by-(d+1) partial) is negligible, small enough for load balance.
 BLOCK_ROWS = 2048
-
-# Work of one call (entries read times outputs) below which it runs on one thread
-# (8 MB of float64). Measured by ``benchmarks/bench_kernel.py --threshold`` on a
-# 2-core machine shared with other jobs (load ~4.8): two threads lost to one up to
-# 400,000 entries (n x 20: 1.3 x slower) and won from 1,000,000 (0.66 x).
-SERIAL_WORK = 1_000_000
-
-# True in a process forked from a parent whose Numba threading layer is GNU OpenMP:
-# the kernels then run their serial twins (see _after_fork_in_child).
-_serial = False
-
-
-class _Kernel:
-    """A parallel kernel and its serial twin; a call runs the one that pays.
-
-    The twin compiles a copy of the Python function under another qualified name:
-    Numba's on-disk cache keys an entry by the function's name, source line and
-    bytecode, not by the ``parallel`` flag, so the twins would otherwise overwrite
-    (or, worse, load) each other's machine code. Each is compiled on its first call
-    only, so a process that never runs a large problem never compiles the (slower to
-    compile) parallel version.
-
-    ``work(*args)`` returns the entries of ``X`` a call reads, times the outputs.
-    """
-
-    def __init__(self, py_func, options, work):
-        self.py_func = py_func
-        self.work = work
-        self.parallel = njit(cache=True, parallel=True, **options)(py_func)
-        twin = types.FunctionType(
-            py_func.__code__,
-            py_func.__globals__,
-            py_func.__name__,
-            py_func.__defaults__,
-            py_func.__closure__,
-        )
-        twin.__qualname__ = f"{py_func.__qualname__}_serial"
-        twin.__doc__ = py_func.__doc__
-        self.serial = njit(cache=True, parallel=False, **options)(twin)
-        self.__name__ = py_func.__name__
-        self.__qualname__ = py_func.__qualname__
-        self.__doc__ = py_func.__doc__
-        self.__module__ = py_func.__module__
-        self.__wrapped__ = py_func
-
-    def __call__(self, *args):
-        return self.run(None, *args)
-
-    def run(self, threads, *args):
-        """Call the kernel on at most ``threads`` threads (None: Numba's count)."""
-        if _serial or self.work(*args) < SERIAL_WORK:
-            return self.serial(*args)
-        current = numba.get_num_threads()
-        if threads is None or threads >= current:
-            threads = current
-        if threads <= 1:
-            return self.serial(*args)
-        if not _parallel_lock.acquire(blocking=False):
-            return self.serial(*args)  # another thread runs a parallel kernel
-        try:
-            if threads == current:
-                return self.parallel(*args)
-            numba.set_num_threads(threads)
-            try:
-                return self.parallel(*args)
-            finally:
-                numba.set_num_threads(current)
-        finally:
-            _parallel_lock.release()
-
-    def __repr__(self):
-        return f"<kernel {self.__module__}.{self.__qualname__}>"
-
-
-def _parallel_kernel(work, **options):
-    """Decorator: compile ``py_func`` as a :class:`_Kernel` with Numba ``options``."""
-    return lambda py_func: _Kernel(py_func, options, work)
-
-
-class ThreadChooser:
-    """Runs a repeated kernel call on one thread or on ``threads``, whichever is faster.
-
-    The serial twin and the parallel kernel give the same sum bit for bit, so the
-    choice changes the time only, never a result. On a machine whose cores other
-    processes keep busy, a parallel region waits until every one of its threads is
-    scheduled, and one thread can be several times faster; on an idle machine the
-    parallel kernel wins. The chooser times both (the first call of each, which may
-    load or compile it, is not counted), then runs the one with the smaller moving
-    average of its times and tries the other every ``probe_every`` calls. Calls
-    below :data:`SERIAL_WORK` always run on one thread.
-
-    Parameters
-    ----------
-    threads : int
-        Most threads a call may use (:func:`fit_threads`).
-    probe_every : int, default=16
-        The slower option is timed again once in this many calls.
-    """
-
-    def __init__(self, threads, probe_every=16):
-        self.threads = int(threads)
-        self.probe_every = int(probe_every)
-        self.mean = {}  # threads -> moving average of the seconds per call
-        self._seen = set()
-        self._calls = 0
-
-    def _choose(self):
-        if len(self.mean) < 2:  # warming up: alternate, parallel first
-            return self.threads if self._calls % 2 == 0 else 1
-        best = min(self.mean, key=self.mean.get)
-        if self._calls % self.probe_every == 0:
-            return 1 if best == self.threads else self.threads
-        return best
-
-    def run(self, kernel, *args):
-        """``kernel.run(n, *args)`` with ``n`` the chosen thread count.
-
-        A ``kernel`` without ``run`` (a plain function wrapping one) is called as is.
-        """
-        if not hasattr(kernel, "run"):
-            return kernel(*args)
-        if self.threads <= 1 or kernel.work(*args) < SERIAL_WORK:
-            return kernel.run(1, *args)
-        choice = self._choose()
-        self._calls += 1
-        start = time.perf_counter()
-        out = kernel.run(choice, *args)
-        elapsed = time.perf_counter() - start
-        if choice not in self._seen:
-            self._seen.add(choice)  # first call: loading or compiling, not timed
-        elif choice in self.mean:
-            self.mean[choice] += 0.25 * (elapsed - self.mean[choice])
-        else:
-            self.mean[choice] = elapsed
-        return out
-
-
-_controller = None
-
-
-def fit_threads():
-    """Threads the kernels of one fit may use (1 means the serial twins).
-
-    Numba's thread count in this Python thread (``NUMBA_NUM_THREADS``, joblib's
-    worker limits, ``numba.set_num_threads``), capped by the smallest thread count
-    of the OpenMP runtimes that ``threadpoolctl`` sees, which
-    ``threadpoolctl.threadpool_limits`` lowers. The libraries are scanned once per
-    process (a few milliseconds); their counts are read on each call.
-
-    Returns
-    -------
-    n_threads : int
-    """
-    global _controller
-    threads = numba.get_num_threads()
-    if _serial or threads <= 1:
-        return 1
-    if _controller is None:
-        _controller = ThreadpoolController()
-    for lib in _controller.lib_controllers:
-        if lib.user_api == "openmp":
-            threads = min(threads, max(1, int(lib.num_threads)))
-    return threads
-
-
-# Held by the thread running a parallel kernel. Another Python thread asking for one
-# meanwhile runs the serial twin: the cores are taken, and the workqueue layer
-# aborts the process on concurrent parallel regions.
-_parallel_lock = threading.Lock()
-
-
-def _tbb_available():
-    # Numba's own test before it selects TBB (numba/np/ufunc/parallel.py).
-    name = {"win32": "tbb12.dll", "darwin": "libtbb.12.dylib"}.get(
-        sys.platform, "libtbb.so.12"
-    )
-    try:
-        ctypes.CDLL(name)
-    except OSError:
-        return False
-    return True
-
-
-def _choose_threading_layer():
-    """Select Numba's threading layer, at import (before Numba starts one).
-
-    The user's choice (``NUMBA_THREADING_LAYER``, ``numba.config.THREADING_LAYER``)
-    and a layer already started are kept; TBB, Numba's own first choice and both
-    thread- and fork-safe, is kept when installed; else ``workqueue`` replaces
-    Numba's next choice, GNU OpenMP (module docstring). Runs before any call to
-    ``numba.get_num_threads``, which starts the layer.
-    """
-    if "NUMBA_THREADING_LAYER" in os.environ:
-        return
-    if str(numba.config.THREADING_LAYER).lower() != "default":
-        return
-    parallel = sys.modules.get("numba.np.ufunc.parallel")
-    if parallel is not None and getattr(parallel, "_is_initialized", False):
-        return  # already started by other code: too late to choose
-    if not _tbb_available():
-        numba.config.THREADING_LAYER = "workqueue"
-
-
-_choose_threading_layer()
-
-
-def _forked_from_gnu_openmp():
-    """Whether this process's Numba runs on GNU OpenMP, started before a fork.
-
-    Read from Numba's modules without importing anything: a process that never
-    started the threading layer has nothing to inherit.
-    """
-    parallel = sys.modules.get("numba.np.ufunc.parallel")
-    if parallel is None or not getattr(parallel, "_is_initialized", False):
-        return False
-    if getattr(parallel, "_threading_layer", None) != "omp":
-        return False
-    omppool = sys.modules.get("numba.np.ufunc.omppool")
-    # Numba's omppool terminates a forked child only when built against GNU OpenMP.
-    return omppool is None or getattr(omppool, "openmp_vendor", "GNU") == "GNU"
-
-
-def _after_fork_in_child():
-    global _serial
-    if _forked_from_gnu_openmp():
-        _serial = True
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 # Reassociation lets LLVM vectorise dot products; inputs are validated finite before
 # they reach the kernel and NaN from overflow is caught by an explicit comparison.
@@ -362,6 +106,58 @@ def _rows_read(n_total, rows):
     return n_total if rows is None else rows.shape[0]
 
 
+@njit(cache=True, inline="always")
+def _binary_block(X, y, w, b0, row_norms, rows, lo, hi, clip_norm, loss, h, acc):
+    """Rows ``lo:hi`` of :func:`clipped_gradient_sum` for one output (K == 1).
+
+    The same arithmetic in the same order as the general loop, so the same sum bit
+    for bit, with the margin and residual in scalars instead of length-K arrays:
+    the general loop's per-row array traffic cost about 20 ns a row, 3 x the whole
+    work of a row at d = 8 and 30% of it on Adult (d = 108).
+    """
+    d = X.shape[1]
+    for ii in range(lo, hi):
+        i = ii if rows is None else rows[ii]
+        s = b0
+        for j in range(d):
+            s += X[i, j] * w[j]
+        sign = 2.0 * y[i] - 1.0
+        r = loss_derivative(sign * s, loss, h) * sign
+        scale = _clip_scale(abs(r), row_norms[i], clip_norm)
+        if scale == 0.0:
+            continue  # dropped row (overflowed margin): r may be NaN
+        c = scale * r
+        if c != 0.0:
+            for j in range(d):
+                acc[j] += c * X[i, j]
+            acc[d] += c
+
+
+@njit(cache=True, inline="always")
+def _binary_block_csr(
+    data, indices, indptr, y, w, b0, row_norms, rows, lo, hi, clip_norm, loss, h, acc
+):
+    """Rows ``lo:hi`` of :func:`clipped_gradient_sum_csr` for one output (K == 1);
+    the same sum bit for bit as the general loop (see :func:`_binary_block`)."""
+    d = acc.shape[0] - 1
+    for ii in range(lo, hi):
+        i = ii if rows is None else rows[ii]
+        start, stop = indptr[i], indptr[i + 1]
+        s = b0
+        for p in range(start, stop):
+            s += data[p] * w[indices[p]]
+        sign = 2.0 * y[i] - 1.0
+        r = loss_derivative(sign * s, loss, h) * sign
+        scale = _clip_scale(abs(r), row_norms[i], clip_norm)
+        if scale == 0.0:
+            continue
+        c = scale * r
+        if c != 0.0:
+            for p in range(start, stop):
+                acc[indices[p]] += c * data[p]
+            acc[d] += c
+
+
 @_parallel_kernel(
     work=lambda X, y, W, b, norms, rows, *_: (
         _rows_read(X.shape[0], rows) * X.shape[1] * W.shape[0]
@@ -413,9 +209,17 @@ def clipped_gradient_sum(
         # A block-local accumulator (not a view of ``partial``) lets LLVM keep it
         # apart from X and vectorise the update without aliasing checks.
         acc = np.zeros((K, d + 1))
+        lo, hi = blk * BLOCK_ROWS, min(n, (blk + 1) * BLOCK_ROWS)
+        if K == 1:
+            b0 = b[0] if fit_intercept else 0.0
+            _binary_block(
+                X, y, W[0], b0, row_norms, rows, lo, hi, clip_norm, loss, h, acc[0]
+            )
+            partial[blk] = acc
+            continue
         m = np.empty(K)
         r = np.empty(K)
-        for ii in range(blk * BLOCK_ROWS, min(n, (blk + 1) * BLOCK_ROWS)):
+        for ii in range(lo, hi):
             i = ii if rows is None else rows[ii]
             for k in range(K):
                 s = b[k] if fit_intercept else 0.0
@@ -508,9 +312,29 @@ def clipped_gradient_sum_csr(
     for blk in prange(n_blocks):
         # Scattered updates do not vectorise: accumulate in place, with no copy.
         acc = partial[blk]
+        lo, hi = blk * block, min(n, (blk + 1) * block)
+        if K == 1:
+            b0 = b[0] if fit_intercept else 0.0
+            _binary_block_csr(
+                data,
+                indices,
+                indptr,
+                y,
+                W[0],
+                b0,
+                row_norms,
+                rows,
+                lo,
+                hi,
+                clip_norm,
+                loss,
+                h,
+                acc[0],
+            )
+            continue
         m = np.empty(K)
         r = np.empty(K)
-        for ii in range(blk * block, min(n, (blk + 1) * block)):
+        for ii in range(lo, hi):
             i = ii if rows is None else rows[ii]
             start, stop = indptr[i], indptr[i + 1]
             for k in range(K):

@@ -27,33 +27,28 @@ list of which are safe as they are and which are not).
 """
 
 import math
-import numbers
 from collections import Counter
 from numbers import Integral, Real
 
 import numpy as np
-from scipy.stats import norm
-from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
+from sklearn.base import OneToOneFeatureMixin
 from sklearn.utils.validation import (
     _check_feature_names_in,
     check_is_fitted,
     validate_data,
 )
 
-from ._errors import NotFittedAttributesMixin
+from ._histogram import _category_key, _is_missing, stable_histogram_threshold
 from ._public_size import (
-    SENSITIVITY_FACTOR,
     resolve_public_size,
     split_count_budget,
 )
-from ._randomness import draw_seed, make_generator
+from ._quantiles import _dp_quantile, exponential_quantile_log_weights
 from ._sklearn_compat import Interval, StrOptions
+from ._transformer_base import _SENSITIVITY_FACTOR, _check_bounds, _PrivateTransformer
 from .accounting import (
     EpsilonDeltaRecord,
     GaussianSteps,
-    _charge_active_ledgers,
-    _ledger_guard_state,
-    gdp_epsilon,
     gdp_mu,
 )
 
@@ -65,136 +60,6 @@ __all__ = [
     "exponential_quantile_log_weights",
     "stable_histogram_threshold",
 ]
-
-# L2 sensitivity of a sum of per-row vectors of bounded norm: the norm bound under
-# add/remove-one, twice it under replace-one (a bound on ||v - v'||).
-_SENSITIVITY_FACTOR = SENSITIVITY_FACTOR
-
-
-def _check_bounds(bounds, n_features, name):
-    """Bounds as an array of shape (n_features, 2) with finite lo < hi."""
-    b = np.asarray(bounds, dtype=float)
-    if b.shape == (2,):
-        b = np.tile(b, (n_features, 1))
-    if b.shape != (n_features, 2):
-        raise ValueError(
-            f"{name} must be a pair (lo, hi) or of shape (n_features, 2) = "
-            f"({n_features}, 2), got shape {b.shape}."
-        )
-    if not np.all(np.isfinite(b)) or not np.all(b[:, 0] < b[:, 1]):
-        raise ValueError(f"{name} must be finite with lo < hi in every row.")
-    return b
-
-
-def exponential_quantile_log_weights(x, lo, hi, quantile, epsilon):
-    """Log-probabilities (unnormalised) of the intervals of the DP quantile.
-
-    The exponential mechanism over the public range ``[lo, hi]`` with utility
-    ``u(t) = -|#{i : x_i < t} - q n|`` and the Lebesgue measure as base: the
-    output density is proportional to ``exp(epsilon u(t) / 2)`` (Smith, STOC 2011,
-    Sec. 3; McSherry & Talwar, FOCS 2007). ``u`` changes by at most
-    ``max(q, 1 - q) <= 1`` when a row is added or removed (the count below ``t``
-    moves by at most one and ``q n`` by ``q``) and by at most one when a row is
-    replaced, so the mechanism is ``epsilon``-DP under both relations. The density
-    is constant between consecutive clipped points: interval ``k`` (between the
-    ``k``-th and ``k+1``-th of ``lo, x_(1), ..., x_(n), hi``) has ``k`` points
-    below and weight ``width_k exp(-epsilon |k - q n| / 2)`` (the sampler of
-    Gillenwater, Joseph & Kulesza, ICML 2021, Sec. 3).
-
-    Parameters
-    ----------
-    x : ndarray of shape (n,)
-        The private values of one column (any order; clipped to the range here).
-    lo, hi : float
-        The public candidate range, ``lo < hi``.
-    quantile : float
-        ``q`` in [0, 1].
-    epsilon : float
-        > 0.
-
-    Returns
-    -------
-    edges : ndarray of shape (n + 2,)
-        ``lo``, the sorted clipped values, ``hi``.
-    log_weights : ndarray of shape (n + 1,)
-        ``log(width_k) - epsilon |k - q n| / 2``; ``-inf`` for empty intervals.
-    """
-    x = np.sort(np.clip(np.asarray(x, dtype=float), lo, hi))
-    n = x.shape[0]
-    edges = np.concatenate([[lo], x, [hi]])
-    k = np.arange(n + 1)
-    with np.errstate(divide="ignore"):
-        log_width = np.log(np.diff(edges))
-    return edges, log_width - 0.5 * epsilon * np.abs(k - quantile * n)
-
-
-def _dp_quantile(x, lo, hi, quantile, epsilon, rng):
-    """One draw of the exponential-mechanism quantile (Gumbel-max over intervals)."""
-    edges, log_w = exponential_quantile_log_weights(x, lo, hi, quantile, epsilon)
-    k = int(np.argmax(log_w + np.asarray(rng.gumbel(size=log_w.shape[0]))))
-    return float(rng.uniform(edges[k], edges[k + 1]))
-
-
-class _PrivateTransformer(NotFittedAttributesMixin, TransformerMixin, BaseEstimator):
-    """Shared parameters, seed, charge and spend of the private transformers."""
-
-    _parameter_constraints = {
-        "epsilon": [Interval(Real, 0, None, closed="neither")],
-        "delta": [Interval(Real, 0, 1, closed="neither")],
-        "neighboring": [StrOptions({"add_remove", "replace"})],
-        "random_state": ["random_state"],
-        "secure_mode": ["boolean"],
-    }
-
-    def _reads_data(self):
-        """Whether ``fit`` reads the private rows (else nothing is charged)."""
-        raise NotImplementedError
-
-    def _gdp_ledger_refusal(self):
-        """Why a fit is not recorded as full-batch Gaussian steps; None if it is.
-
-        Read by :class:`~sklearn_dpgd.pipeline.PrivatePipeline` (to split the
-        budget in ``mu^2``) and by the private searches.
-        """
-        return None
-
-    def __getstate__(self):
-        return _ledger_guard_state(super().__getstate__())
-
-    def _check_common(self):
-        self._validate_params()
-        if not math.isfinite(self.epsilon):
-            raise ValueError(f"epsilon must be finite, got {self.epsilon!r}.")
-
-    def _charge(self, mechanism):
-        """Charge the planned mechanism, then return the fit's generator."""
-        random_state = None if self.secure_mode else self.random_state
-        seed = draw_seed(random_state, owner=type(self).__name__)
-        charge = _charge_active_ledgers(self, mechanism, neighboring=self.neighboring)
-        charge.settle(mechanism)
-        return make_generator(seed, self.secure_mode)
-
-    def _set_spend(self, mechanism):
-        """``ledger_``, ``epsilon_`` and ``delta_`` of what ran (None: nothing)."""
-        if mechanism is None:
-            self.ledger_ = ()
-            self.epsilon_, self.delta_ = 0.0, 0.0
-        elif isinstance(mechanism, EpsilonDeltaRecord):
-            self.ledger_ = mechanism
-            self.epsilon_, self.delta_ = mechanism.epsilon, mechanism.delta
-        else:
-            self.ledger_ = mechanism
-            mu = math.sqrt(
-                math.fsum(r.count / r.noise_multiplier**2 for r in mechanism)
-            )
-            self.delta_ = float(self.delta)
-            self.epsilon_ = gdp_epsilon(mu, self.delta_)
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        # Declared statistics read nothing: the fit is then deterministic.
-        tags.non_deterministic = self._reads_data()
-        return tags
 
 
 class DPMinMaxScaler(OneToOneFeatureMixin, _PrivateTransformer):
@@ -523,70 +388,6 @@ class DPStandardScaler(OneToOneFeatureMixin, _PrivateTransformer):
         if self.clip:
             X = np.clip(X, self.bounds_[:, 0], self.bounds_[:, 1])
         return (X - self.mean_) / self.scale_
-
-
-def _is_missing(value):
-    return value is None or (isinstance(value, numbers.Real) and math.isnan(value))
-
-
-def stable_histogram_threshold(epsilon, delta, n_features, neighboring="add_remove"):
-    """Noise std and threshold of the private category selection.
-
-    Every row holds one value per feature. The counts of the values present in
-    the data get Gaussian noise of std ``sigma``; a value is released when its
-    noisy count exceeds ``tau``. Half of ``delta`` bounds the probability that a
-    value held by one row only (present in one neighbour, absent from the other)
-    is released in any of the ``n_features`` columns:
-    ``n_features * P(1 + sigma N > tau) = delta / 2``. On the complement the
-    output is a post-processed Gaussian mechanism on the common values, of L2
-    sensitivity ``sqrt(n_features)`` (add/remove; ``sqrt(2 n_features)`` under
-    replace), calibrated to ``(epsilon_g, delta / 2)`` with
-    ``epsilon_g = epsilon + log(1 - delta / 2)``: the conditioning costs a factor
-    ``1 / (1 - delta / 2)`` in one direction. The selection is ``(epsilon,
-    delta)``-DP (Korolova, Kenthapadi, Mishra & Ntoulas, WWW 2009; Wilson et al.,
-    "Differentially private SQL with bounded user contribution", PoPETs 2020,
-    Sec. 3).
-
-    Parameters
-    ----------
-    epsilon : float
-        > 0.
-    delta : float
-        In (0, 1).
-    n_features : int
-        Number of categorical columns selected together, >= 1.
-    neighboring : {"add_remove", "replace"}, default="add_remove"
-
-    Returns
-    -------
-    sigma : float
-        Noise std on each count.
-    tau : float
-        Release threshold on the noisy counts.
-
-    Raises
-    ------
-    ValueError
-        If ``epsilon + log(1 - delta / 2) <= 0``.
-    """
-    delta_thr = delta / 2.0
-    eps_g = epsilon + math.log1p(-delta_thr)
-    if eps_g <= 0:
-        raise ValueError(f"epsilon={epsilon!r} is too small for delta={delta!r}.")
-    mu = gdp_mu(eps_g, delta - delta_thr)
-    factor = 1.0 if neighboring == "add_remove" else math.sqrt(2.0)
-    sigma = factor * math.sqrt(n_features) / mu
-    tau = 1.0 + sigma * float(norm.isf(delta_thr / n_features))
-    return sigma, tau
-
-
-def _category_key(value):
-    """A bin key that tells apart every spelling of a category.
-
-    ``(type name, repr, value)``: equal type and repr mean the same value, so the
-    value kept in the key is the same whichever row supplied it.
-    """
-    return type(value).__name__, repr(value), value
 
 
 class DPOneHotEncoder(_PrivateTransformer):

@@ -197,16 +197,13 @@ def test_the_checks_see_a_local_import_and_a_cycle(tmp_path):
 MAX_MODULE_LINES = 800
 MAX_FIT_LINES = 60
 MODULES_OVER = {
-    # Being split by another change in progress:
-    "sklearn_dpgd._kernels",
+    # 807 lines after its split; the loaders' docstrings are still to be trimmed.
     "sklearn_dpgd.datasets",
-    "sklearn_dpgd.model_selection",
-    "sklearn_dpgd.preprocessing",
-    # Not split yet (the adaptive schedules are being changed):
+    # Not split yet (the adaptive schedules are being changed by another change).
     "sklearn_dpgd.schedules",
 }
 FITS_OVER = {
-    # The private searches: not split yet (model_selection.py is being split).
+    # The private searches' fit (100 and 75 lines): not split into stages yet.
     "sklearn_dpgd.model_selection:LinearScalingSearch",
     "sklearn_dpgd.model_selection:PrivateGridSearchCV",
 }

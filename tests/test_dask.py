@@ -59,6 +59,19 @@ def _dask(X, y, rows=700):
     )
 
 
+def test_temperature_stage_same_as_numpy(client):
+    # The calibration's feature clip(X @ coef / 8) is computed where the rows live.
+    X, y = _data()
+    params = dict(epsilon=2.0, delta=1e-6, max_iter=15, classes=[1, 11])
+    params.update(calibration="temperature", random_state=7)
+    ref = DPLogisticRegression(**params).fit(X, y)
+    fitted = DPLogisticRegression(**params).fit(*_dask(X, y))
+    assert fitted.calibration_ == ref.calibration_ == "temperature"
+    assert fitted.calibration_scale_ == pytest.approx(ref.calibration_scale_, abs=1e-10)
+    np.testing.assert_allclose(fitted.coef_, ref.coef_, rtol=0, atol=1e-10)
+    assert fitted.ledger_ == ref.ledger_ and fitted.mu_ == ref.mu_
+
+
 @pytest.mark.parametrize("Estimator", ESTIMATORS)
 @pytest.mark.parametrize("n_classes", [2, 3])
 def test_same_model_and_epsilon_as_numpy(client, Estimator, n_classes):

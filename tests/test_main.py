@@ -6,7 +6,7 @@ import urllib.request
 import numpy as np
 import pytest
 
-from sklearn_dpgd import DPLogisticRegression, datasets
+from sklearn_dpgd import DPLogisticRegression, _fetch
 from sklearn_dpgd.__main__ import main, run
 
 
@@ -48,7 +48,7 @@ def test_cli_fetches_adult_into_the_default_data_home(tmp_path, monkeypatch, cap
     source.write_text("".join(rows) + "\n")
     sha = hashlib.sha256(source.read_bytes()).hexdigest()
     remote = {"train": (source.as_uri(), sha), "test": (source.as_uri(), sha)}
-    monkeypatch.setattr(datasets, "_ADULT_REMOTE", remote)
+    monkeypatch.setattr(_fetch, "_ADULT_REMOTE", remote)
     monkeypatch.setenv("SKLEARN_DPGD_DATA", str(tmp_path / "home"))
     assert main(["--dataset", "adult", "--seeds", "1", "--epsilons", "1"]) == 0
     out = capfd.readouterr().out

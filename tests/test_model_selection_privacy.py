@@ -19,6 +19,7 @@ from sklearn.datasets import make_classification
 from sklearn.preprocessing import Normalizer
 
 import sklearn_dpgd._linear_base as linear_model
+import sklearn_dpgd._search_base as search_base
 import sklearn_dpgd._solvers.snowball as snowball
 import sklearn_dpgd.model_selection as model_selection
 from sklearn_dpgd import DPHuberSVM, DPLogisticRegression, PrivacyLeakWarning
@@ -90,21 +91,6 @@ def _quiet(search, X, y):
 
 
 # --- (a) The split: one independent coin per row ------------------------------
-
-
-def test_coin_split_is_per_row_and_ignores_n():
-    seed = np.random.SeedSequence(7)
-    train, val = model_selection._coin_split(1001, 0.3, seed)
-    side = np.zeros(1001, bool)
-    side[val] = True
-    assert np.array_equal(np.sort(np.concatenate([train, val])), np.arange(1001))
-    for n in (1, 2, 17, 500, 1000):
-        tr, va = model_selection._coin_split(n, 0.3, seed)
-        # The first n rows keep their side whatever the number of rows.
-        np.testing.assert_array_equal(va, np.flatnonzero(side[:n]))
-        np.testing.assert_array_equal(tr, np.flatnonzero(~side[:n]))
-    # A public probability: about 30% of the rows in validation.
-    assert abs(val.shape[0] / 1001 - 0.3) < 0.05
 
 
 @pytest.mark.parametrize("make", [_pgs, _lss])
@@ -282,12 +268,14 @@ def test_secure_mode_is_passed_on_and_draws_the_search_noise(data, fits, monkeyp
         modes.append(secure_mode)
         return make_generator(seed, False)
 
+    # The count's generator is made in _search_base, the comparison's here.
+    monkeypatch.setattr(search_base, "make_generator", recording)
     monkeypatch.setattr(model_selection, "make_generator", recording)
     _pgs(secure_mode=True, random_state=4).fit(*data)
     assert [state["secure_mode"] for _, _, state in fits] == [True] * 3
     # random_state is ignored: every fit draws fresh entropy.
     assert [state["random_state"] for _, _, state in fits] == [None] * 3
-    assert modes and all(modes)  # the count and the comparison
+    assert len(modes) == 2 and all(modes)  # the count and the comparison
 
 
 # --- (d) epsilon_ is an upper bound of what ran, re-audited independently --------
@@ -321,6 +309,7 @@ def test_epsilon_bounds_every_mechanism_that_ran(data, neighboring, fits, monkey
 
         return _Recorder()
 
+    monkeypatch.setattr(search_base, "make_generator", recording)
     monkeypatch.setattr(model_selection, "make_generator", recording)
     epsilon = 1.0
     estimator = DPLogisticRegression(

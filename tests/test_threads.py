@@ -13,7 +13,7 @@ import scipy.sparse as sp
 from threadpoolctl import threadpool_info, threadpool_limits
 
 import sklearn_dpgd
-from sklearn_dpgd import _kernels
+from sklearn_dpgd import _kernels, _threads
 from sklearn_dpgd._losses import LOGISTIC
 from sklearn_dpgd._oracle import LocalRows
 
@@ -23,7 +23,7 @@ class _Recorder:
         self.log, self.name, self.real = log, name, real
 
     def __call__(self, *args):
-        self.log.append((self.name, _kernels.numba.get_num_threads()))
+        self.log.append((self.name, _threads.numba.get_num_threads()))
         return self.real(*args)
 
 
@@ -32,12 +32,12 @@ def two_threads(monkeypatch):
     """Pretend Numba has 2 threads (the suite runs with NUMBA_NUM_THREADS=1) and
     record which twin each kernel call runs, and on how many threads."""
     state = {"threads": 2}
-    monkeypatch.setattr(_kernels.numba, "get_num_threads", lambda: state["threads"])
+    monkeypatch.setattr(_threads.numba, "get_num_threads", lambda: state["threads"])
 
     def set_threads(n):
         state["threads"] = n
 
-    monkeypatch.setattr(_kernels.numba, "set_num_threads", set_threads)
+    monkeypatch.setattr(_threads.numba, "set_num_threads", set_threads)
     log = []
     for kernel in (
         _kernels.clipped_gradient_sum,
@@ -64,7 +64,7 @@ def _args(n, d):
 
 def test_small_problems_run_the_serial_kernel(two_threads):
     log, _ = two_threads
-    small = _kernels.SERIAL_WORK // 20 - 1  # n x 20 just below the threshold
+    small = _threads.SERIAL_WORK // 20 - 1  # n x 20 just below the threshold
     _kernels.clipped_gradient_sum(*_args(small, 20)[2])
     assert log == [("serial", 2)]
     log.clear()
@@ -74,10 +74,10 @@ def test_small_problems_run_the_serial_kernel(two_threads):
 
 def test_a_stored_csr_entry_counts_as_several_dense_ones(two_threads):
     log, _ = two_threads
-    X, y, _ = _args(_kernels.SERIAL_WORK // 20, 20)
+    X, y, _ = _args(_threads.SERIAL_WORK // 20, 20)
     X[:, 4:] = 0.0  # 4 stored entries per row: fewer than SERIAL_WORK in all
     csr = sp.csr_matrix(X)
-    assert csr.nnz < _kernels.SERIAL_WORK <= _kernels._CSR_ENTRY_WORK * csr.nnz
+    assert csr.nnz < _threads.SERIAL_WORK <= _kernels._CSR_ENTRY_WORK * csr.nnz
     norms = np.hypot(np.linalg.norm(X, axis=1), 1.0)
     _kernels.clipped_gradient_sum_csr(
         csr.data, csr.indices, csr.indptr, 20, y, np.ones((1, 20)), np.zeros(1),
@@ -88,7 +88,7 @@ def test_a_stored_csr_entry_counts_as_several_dense_ones(two_threads):
 
 def test_minibatch_work_counts_the_sampled_rows(two_threads):
     log, _ = two_threads
-    X, y, args = _args(_kernels.SERIAL_WORK // 20 + 100, 20)
+    X, y, args = _args(_threads.SERIAL_WORK // 20 + 100, 20)
     rows = np.arange(50, dtype=np.int64)
     _kernels.clipped_gradient_sum(*args[:5], rows, *args[6:])
     assert log == [("serial", 2)]
@@ -96,7 +96,7 @@ def test_minibatch_work_counts_the_sampled_rows(two_threads):
 
 def test_thread_limit_of_a_call_is_set_and_restored(two_threads):
     log, state = two_threads
-    args = _args(_kernels.SERIAL_WORK // 20 + 1, 20)[2]
+    args = _args(_threads.SERIAL_WORK // 20 + 1, 20)[2]
     state["threads"] = 3
     _kernels.clipped_gradient_sum.run(2, *args)
     _kernels.clipped_gradient_sum.run(1, *args)
@@ -107,13 +107,13 @@ def test_thread_limit_of_a_call_is_set_and_restored(two_threads):
 
 def test_fits_honour_threadpoolctl_limits(two_threads):
     log, _ = two_threads
-    X, y, _ = _args(_kernels.SERIAL_WORK // 20 + 1, 20)
+    X, y, _ = _args(_threads.SERIAL_WORK // 20 + 1, 20)
     # Numba's 2 threads, capped by any OpenMP runtime the environment limits.
     omp = [i["num_threads"] for i in threadpool_info() if i["user_api"] == "openmp"]
     expected = min([2, *omp])
-    assert _kernels.fit_threads() == expected
+    assert _threads.fit_threads() == expected
     with threadpool_limits(limits=1):
-        assert _kernels.fit_threads() == 1
+        assert _threads.fit_threads() == 1
         rows = LocalRows(X, y, fit_intercept=True)
     rows.clipped_sum(
         np.zeros((1, 20)), np.zeros(1), (True, 1.0, LOGISTIC, 0.5), 1, None
@@ -127,10 +127,10 @@ def test_fits_honour_threadpoolctl_limits(two_threads):
 
 def test_forked_child_of_gnu_openmp_runs_serial(two_threads, monkeypatch):
     log, _ = two_threads
-    monkeypatch.setattr(_kernels, "_serial", True)
-    _kernels.clipped_gradient_sum(*_args(_kernels.SERIAL_WORK // 20 + 1, 20)[2])
+    monkeypatch.setattr(_threads, "_serial", True)
+    _kernels.clipped_gradient_sum(*_args(_threads.SERIAL_WORK // 20 + 1, 20)[2])
     assert log == [("serial", 2)]
-    assert _kernels.fit_threads() == 1
+    assert _threads.fit_threads() == 1
 
 
 class _FakeKernel:
@@ -140,7 +140,7 @@ class _FakeKernel:
         self.cost, self.clock, self.calls = cost, clock, []
 
     def work(self, *args):
-        return _kernels.SERIAL_WORK
+        return _threads.SERIAL_WORK
 
     def run(self, threads, *args):
         self.calls.append(threads)
@@ -155,9 +155,9 @@ def test_thread_chooser_runs_the_faster_option_and_keeps_probing(
     monkeypatch, cost, winner
 ):
     clock = [0.0]
-    monkeypatch.setattr(_kernels.time, "perf_counter", lambda: clock[0])
+    monkeypatch.setattr(_threads.time, "perf_counter", lambda: clock[0])
     kernel = _FakeKernel(cost, clock)
-    chooser = _kernels.ThreadChooser(2, probe_every=8)
+    chooser = _threads.ThreadChooser(2, probe_every=8)
     for _ in range(100):
         chooser.run(kernel)
     # Warm-up (each option twice, the first call of each not timed), then the
@@ -169,18 +169,18 @@ def test_thread_chooser_runs_the_faster_option_and_keeps_probing(
 
 def test_thread_chooser_keeps_small_calls_serial():
     kernel = _FakeKernel({1: 1.0, 2: 1.0}, [0.0])
-    kernel.work = lambda *args: _kernels.SERIAL_WORK - 1
-    chooser = _kernels.ThreadChooser(2)
+    kernel.work = lambda *args: _threads.SERIAL_WORK - 1
+    chooser = _threads.ThreadChooser(2)
     for _ in range(5):
         chooser.run(kernel)
     assert kernel.calls == [1] * 5
-    assert _kernels.ThreadChooser(1).run(_FakeKernel({1: 0.0}, [0.0])) == 1
+    assert _threads.ThreadChooser(1).run(_FakeKernel({1: 0.0}, [0.0])) == 1
 
 
 def test_one_thread_at_a_time_runs_a_parallel_kernel(two_threads):
     log, _ = two_threads
-    args = _args(_kernels.SERIAL_WORK // 20 + 1, 20)[2]
-    with _kernels._parallel_lock:  # as if another thread were in a parallel kernel
+    args = _args(_threads.SERIAL_WORK // 20 + 1, 20)[2]
+    with _threads._parallel_lock:  # as if another thread were in a parallel kernel
         _kernels.clipped_gradient_sum(*args)
     _kernels.clipped_gradient_sum(*args)
     assert log == [("serial", 2), ("parallel", 2)]

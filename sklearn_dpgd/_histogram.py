@@ -1,0 +1,79 @@
+"""The stable histogram: private selection of the categories present in the data.
+
+Gaussian noise on the counts of the values present and a release threshold
+(Korolova, Kenthapadi, Mishra & Ntoulas, "Releasing search queries and clicks
+privately", WWW 2009; Wilson et al., "Differentially private SQL with bounded user
+contribution", PoPETs 2020, Sec. 3), with the bin keys and the missing-value test
+of :class:`~sklearn_dpgd.preprocessing.DPOneHotEncoder`.
+"""
+
+import math
+import numbers
+
+from scipy.stats import norm
+
+from .accounting import gdp_mu
+
+
+def _is_missing(value):
+    return value is None or (isinstance(value, numbers.Real) and math.isnan(value))
+
+
+def stable_histogram_threshold(epsilon, delta, n_features, neighboring="add_remove"):
+    """Noise std and threshold of the private category selection.
+
+    Every row holds one value per feature. The counts of the values present in
+    the data get Gaussian noise of std ``sigma``; a value is released when its
+    noisy count exceeds ``tau``. Half of ``delta`` bounds the probability that a
+    value held by one row only (present in one neighbour, absent from the other)
+    is released in any of the ``n_features`` columns:
+    ``n_features * P(1 + sigma N > tau) = delta / 2``. On the complement the
+    output is a post-processed Gaussian mechanism on the common values, of L2
+    sensitivity ``sqrt(n_features)`` (add/remove; ``sqrt(2 n_features)`` under
+    replace), calibrated to ``(epsilon_g, delta / 2)`` with
+    ``epsilon_g = epsilon + log(1 - delta / 2)``: the conditioning costs a factor
+    ``1 / (1 - delta / 2)`` in one direction. The selection is ``(epsilon,
+    delta)``-DP (Korolova, Kenthapadi, Mishra & Ntoulas, WWW 2009; Wilson et al.,
+    "Differentially private SQL with bounded user contribution", PoPETs 2020,
+    Sec. 3).
+
+    Parameters
+    ----------
+    epsilon : float
+        > 0.
+    delta : float
+        In (0, 1).
+    n_features : int
+        Number of categorical columns selected together, >= 1.
+    neighboring : {"add_remove", "replace"}, default="add_remove"
+
+    Returns
+    -------
+    sigma : float
+        Noise std on each count.
+    tau : float
+        Release threshold on the noisy counts.
+
+    Raises
+    ------
+    ValueError
+        If ``epsilon + log(1 - delta / 2) <= 0``.
+    """
+    delta_thr = delta / 2.0
+    eps_g = epsilon + math.log1p(-delta_thr)
+    if eps_g <= 0:
+        raise ValueError(f"epsilon={epsilon!r} is too small for delta={delta!r}.")
+    mu = gdp_mu(eps_g, delta - delta_thr)
+    factor = 1.0 if neighboring == "add_remove" else math.sqrt(2.0)
+    sigma = factor * math.sqrt(n_features) / mu
+    tau = 1.0 + sigma * float(norm.isf(delta_thr / n_features))
+    return sigma, tau
+
+
+def _category_key(value):
+    """A bin key that tells apart every spelling of a category.
+
+    ``(type name, repr, value)``: equal type and repr mean the same value, so the
+    value kept in the key is the same whichever row supplied it.
+    """
+    return type(value).__name__, repr(value), value

@@ -1,0 +1,437 @@
+"""The machinery shared by the private searches of :mod:`sklearn_dpgd.model_selection`.
+
+The coin split of the rows, the seeds, the budget plan, the candidate fits
+recorded in the search's own ledger, the comparison and the refit. The privacy
+argument is in the docstring of :mod:`sklearn_dpgd.model_selection`.
+"""
+
+import math
+import warnings
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
+from sklearn.utils import _safe_indexing, indexable
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.validation import (
+    _num_features,
+    _num_samples,
+    check_array,
+    check_is_fitted,
+)
+
+from ._errors import NotFittedAttributesMixin
+from ._public_size import resolve_public_size, split_count_budget
+from ._randomness import FIXED_SEED_MESSAGE, draw_seed, make_generator, spawn_seeds
+from ._selection import _selection_epsilon, report_noisy_max
+from ._sklearn_compat import HasMethods, Interval
+from .accounting import (
+    EpsilonDeltaRecord,
+    GaussianSteps,
+    PrivacyLedger,
+    _charge_active_ledgers,
+    _ledger_guard_state,
+    gdp_mu,
+    recording_only,
+)
+from .exceptions import PrivacyLeakWarning
+
+# Parameters every candidate estimator must have: the search sets them.
+_SET_BY_SEARCH = ("epsilon", "delta", "public_n_samples", "random_state", "secure_mode")
+# Relative tolerance on a fit's recorded GDP mu against the planned one (the
+# estimators calibrate to ~1e-11).
+_MU_TOLERANCE = 1e-8
+
+
+def _gdp_refusal(estimator):
+    """Why a fit of ``estimator`` is not a recorded GDP mechanism; None if it is.
+
+    Parameters
+    ----------
+    estimator : estimator object
+        With its final parameters (those of one candidate).
+
+    Returns
+    -------
+    reason : str or None
+        None when a fit charges the active ledger with full-batch Gaussian steps
+        only (see "Which estimators a search accepts" in the module docstring).
+    """
+    hook = getattr(estimator, "_gdp_ledger_refusal", None)
+    if callable(hook):
+        return hook()
+    return (
+        "it does not declare that its fit charges the active PrivacyLedger with "
+        "full-batch Gaussian steps (no _gdp_ledger_refusal method)"
+    )
+
+
+def _coin_split(n_rows, validation_fraction, seed):
+    """Row indices of the train and validation parts: one coin per row.
+
+    Parameters
+    ----------
+    n_rows : int
+        Number of rows.
+    validation_fraction : float
+        Probability that a row goes to the validation part, in (0, 1).
+    seed : numpy.random.SeedSequence
+        The split's seed (never derived from the data).
+
+    Returns
+    -------
+    train, validation : ndarray of int
+        Sorted, disjoint, covering ``range(n_rows)``.
+
+    Notes
+    -----
+    Row ``i``'s side is the ``i``-th uniform of a PCG64 stream, which numpy draws
+    one after the other: it does not depend on ``n_rows`` or on any other row, so
+    appending a row to the data changes exactly one part, by that row (see the
+    module docstring for the privacy argument).
+    """
+    coins = np.random.Generator(np.random.PCG64(seed)).random(n_rows)
+    validation = coins < validation_fraction
+    return np.flatnonzero(~validation), np.flatnonzero(validation)
+
+
+def _recorded_mu(entries, source):
+    """GDP mu of a fit's ledger entries; raise if they are not Gaussian steps."""
+    steps = [r for e in entries if isinstance(e.mechanism, tuple) for r in e.mechanism]
+    if (
+        not entries
+        or len(steps) != sum(len(e.mechanism) for e in entries)
+        or len(entries) != sum(isinstance(e.mechanism, tuple) for e in entries)
+        or any(r.sampling_rate != 1.0 for r in steps)
+    ):
+        raise RuntimeError(
+            f"{source} did not record full-batch Gaussian steps in the active "
+            "PrivacyLedger although it declared so; the search releases nothing."
+        )
+    return math.sqrt(math.fsum(r.count / r.noise_multiplier**2 for r in steps))
+
+
+class _SearchSeeds:
+    """The seeds of one search, all spawned from one root seed.
+
+    The root is :func:`~sklearn_dpgd._randomness.draw_seed` of the search's
+    ``random_state`` (ignored, like the estimators do, under ``secure_mode``);
+    each mechanism gets its own spawned child, with 128 bits of entropy.
+    """
+
+    def __init__(self, search):
+        random_state = None if search.secure_mode else search.random_state
+        root = draw_seed(random_state, owner=type(search).__name__)
+        self._fixed = random_state is not None
+        (
+            self.split,
+            self.count,
+            self.selection,
+            self.sampling,
+            self.refit,
+            self._candidates,
+        ) = spawn_seeds(root, 6)
+
+    def candidates(self, k):
+        """``k`` new candidate seeds (distinct at every call)."""
+        return spawn_seeds(self._candidates, k)
+
+    def random_state(self, seed):
+        """The ``random_state`` a fit gets for its spawned ``seed``.
+
+        None (the fit draws fresh entropy itself) unless the search's seed is
+        fixed; then a ``RandomState`` on the spawned seed, from which the fit's
+        ``draw_seed`` reads 128 bits.
+        """
+        if not self._fixed:
+            return None
+        return np.random.RandomState(np.random.MT19937(seed))
+
+
+class _BasePrivateSearch(
+    NotFittedAttributesMixin, ClassifierMixin, MetaEstimatorMixin, BaseEstimator
+):
+    """Split, private candidate fits, report-noisy-max, refit: shared machinery."""
+
+    _parameter_constraints = {
+        "estimator": [HasMethods(["fit", "predict"])],
+        "epsilon": [Interval(Real, 0, None, closed="neither")],
+        "delta": [Interval(Real, 0, 1, closed="neither")],
+        "validation_fraction": [Interval(Real, 0, 1, closed="neither")],
+        "public_n_samples": [Interval(Integral, 2, None, closed="left"), None],
+        "random_state": ["random_state"],
+        "secure_mode": ["boolean"],
+    }
+
+    def _check_estimator(self, candidates):
+        """Refuse, before any data is read, what the accounting cannot cover.
+
+        Returns the neighbouring relation of the estimator.
+        """
+        name = type(self.estimator).__name__
+        params = self.estimator.get_params(deep=False)
+        missing = [
+            p for p in (*_SET_BY_SEARCH, *self._needed_params) if p not in params
+        ]
+        if missing:
+            raise TypeError(
+                "estimator must be a private estimator of this package with "
+                f"parameters {missing} (e.g. DPLogisticRegression); got {name}."
+            )
+        if not np.isfinite(self.epsilon):
+            raise ValueError(f"epsilon must be finite, got {self.epsilon!r}.")
+        for candidate in candidates:
+            reason = _gdp_refusal(clone(self.estimator).set_params(**candidate))
+            if reason is not None:
+                where = f" with {candidate}" if candidate else ""
+                raise ValueError(
+                    f"estimator {name}{where} cannot be tuned by "
+                    f"{type(self).__name__}: {reason}. The search must know every "
+                    "candidate's spend as a Gaussian mechanism before it reads data."
+                )
+        return params.get("neighboring", "add_remove")
+
+    def _plan(self, fixed_share, neighboring):
+        """The budget, from public quantities only.
+
+        Returns ``(mu, mu_available, mu_fixed, count_noise, eps_select)``: the GDP
+        ``mu`` of the whole search; the part of it left for the fits after the
+        size count (``mu_available^2 = mu^2 - mu_count^2``); the refit's (or
+        final fit's) ``mu_fixed = sqrt(fixed_share) mu_available``; the count's
+        noise multiplier (None when no count runs); and the pure epsilon of the
+        comparisons, which a validation row pays next to the count and the refit.
+        A train row pays ``mu^2`` exactly: the count, the candidates and the refit.
+        """
+        epsilon, delta = float(self.epsilon), float(self.delta)
+        mu = gdp_mu(epsilon, delta)
+        count_noise, mu_available = split_count_budget(
+            mu, neighboring, self.public_n_samples
+        )
+        mu_sq_count = 0.0 if count_noise is None else count_noise**-2
+        mu_fixed = math.sqrt(fixed_share) * mu_available
+        eps_select = _selection_epsilon(
+            math.sqrt(mu_fixed**2 + mu_sq_count), epsilon, delta
+        )
+        return mu, mu_available, mu_fixed, count_noise, eps_select
+
+    def _start(self, X, y, neighboring, count_noise):
+        """Charge open ledgers, seed, resolve the public size, split the rows."""
+        if y is None:
+            raise ValueError(
+                f"{type(self).__name__} requires y to be passed, but the target y "
+                "is None."
+            )
+        p = float(self.validation_fraction)
+        if self.public_n_samples is not None:
+            self._check_part_sizes(int(self.public_n_samples), declared=True)
+        X, y = indexable(X, y)
+        charge = _charge_active_ledgers(
+            self,
+            EpsilonDeltaRecord(float(self.epsilon), float(self.delta)),
+            neighboring=neighboring,
+        )
+        self.ledger_ = PrivacyLedger()
+        seeds = _SearchSeeds(self)
+        if count_noise is not None:
+            # Charged before the rows are counted: a count has sensitivity 1
+            # under add/remove (Dwork & Roth 2014, Thm A.1).
+            self.ledger_.charge(
+                (GaussianSteps(count_noise),),
+                neighboring=neighboring,
+                source="public size (noisy count)",
+            )
+        n_rows = _num_samples(X)
+        size = resolve_public_size(
+            n_rows,
+            neighboring=neighboring,
+            public_n_samples=self.public_n_samples,
+            noise_multiplier=1.0 if count_noise is None else count_noise,
+            rng=make_generator(seeds.count, self.secure_mode),
+        )
+        self.public_n_samples_ = size.n_samples
+        if size.source == "replace":
+            # An exact public size that leaves a part empty is a user error; a
+            # noisy count only feeds the rules (its noise can exceed a tiny n).
+            self._check_part_sizes(size.n_samples, declared=False)
+        train, val = _coin_split(n_rows, p, seeds.split)
+        if train.shape[0] < 2:
+            # Only the fact is told, never the size of a part.
+            raise ValueError(
+                "the random split left at most one sample in the train part; "
+                "lower validation_fraction or use more rows."
+            )
+        parts = (
+            _safe_indexing(X, train),
+            _safe_indexing(y, train),
+            _safe_indexing(X, val),
+            _safe_indexing(y, val),
+        )
+        return X, y, charge, seeds, parts
+
+    def _public_shape(self, X, y):
+        """``(n_features, n_classes)`` of the default grids: public quantities.
+
+        The number of classes is the estimator's declared ``classes``; with
+        ``classes=None`` it is read from ``y``, as every candidate fit reads it
+        (and warns) anyway.
+        """
+        classes = self.estimator.get_params(deep=False).get("classes")
+        if classes is None:
+            classes = np.unique(np.asarray(y))
+        n_features = _num_features(X)
+        if n_features < 1:
+            # The error a candidate's fit would raise (it is what the estimator
+            # itself tells about such data), before any rule reads the shape.
+            check_array(
+                X,
+                accept_sparse=True,
+                dtype=None,
+                ensure_all_finite=False,
+                estimator=self.estimator,
+            )
+        return n_features, max(2, len(classes))
+
+    def _train_public_size(self):
+        """Expected size of the train part at the public size: the candidates'."""
+        return max(
+            2, round((1.0 - float(self.validation_fraction)) * self.public_n_samples_)
+        )
+
+    def _check_part_sizes(self, m, *, declared):
+        """Both parts must be usable at the exact public size ``m`` (not ``n``)."""
+        p = float(self.validation_fraction)
+        if p * m < 1.0 or (1.0 - p) * m < 2.0:
+            # Under replace-one m is n: public, yet not echoed either.
+            size = f"public_n_samples={m}" if declared else "n_samples"
+            raise ValueError(
+                f"validation_fraction={self.validation_fraction} leaves an empty "
+                f"part at {size}: the expected parts need >= 1 validation and >= 2 "
+                "train rows."
+            )
+
+    def _private_fit(self, params, X, y, epsilon, seeds, seed, part, public_n_samples):
+        """One candidate fit at ``(epsilon, delta)``, recorded in ``ledger_``."""
+        est = clone(self.estimator).set_params(
+            **params,
+            epsilon=epsilon,
+            delta=float(self.delta),
+            random_state=seeds.random_state(seed),
+            secure_mode=bool(self.secure_mode),
+            public_n_samples=int(public_n_samples),
+        )
+        scratch = PrivacyLedger()
+        # Record into the search's own ledger only: the user's open ledgers were
+        # charged for the whole search up front.
+        with recording_only(scratch), warnings.catch_warnings():
+            # The search warned once for its fixed seed; not once per fit.
+            warnings.filterwarnings(
+                "ignore", message=FIXED_SEED_MESSAGE, category=PrivacyLeakWarning
+            )
+            est.fit(X, y)
+        mu = _recorded_mu(scratch.entries, type(est).__name__)
+        planned = gdp_mu(epsilon, float(self.delta))
+        if mu > planned * (1.0 + _MU_TOLERANCE):
+            raise RuntimeError(
+                f"{type(est).__name__} spent more than the budget the search gave "
+                "it; the search releases nothing."
+            )
+        for entry in scratch.entries:
+            self.ledger_.charge(
+                entry.mechanism,
+                neighboring=entry.neighboring,
+                source=entry.source,
+                part=part,
+            )
+        return est
+
+    def _report_noisy_max(self, models, X_val, y_val, epsilon, neighboring, rng):
+        """Index of the candidate with the highest Gumbel-noised correct count."""
+        y_val = np.asarray(y_val)
+        if y_val.shape[0] == 0:
+            # An empty validation part: every count is 0 (predict refuses 0 rows).
+            counts = np.zeros(len(models))
+        else:
+            counts = np.array(
+                [np.sum(m.predict(X_val) == y_val) for m in models], float
+            )
+        return report_noisy_max(counts, epsilon, neighboring, rng)
+
+    def _finish(self, charge, X, y, params, epsilon_refit, seeds):
+        self.best_params_ = params
+        self.best_estimator_ = self._private_fit(
+            params,
+            X,
+            y,
+            epsilon_refit,
+            seeds,
+            seeds.refit,
+            None,
+            self.public_n_samples_,
+        )
+        self.delta_ = float(self.delta)
+        self.epsilon_ = self.ledger_.epsilon(self.delta_)
+        charge.settle(EpsilonDeltaRecord(self.epsilon_, self.delta_))
+        self.classes_ = self.best_estimator_.classes_
+        self.n_features_in_ = self.best_estimator_.n_features_in_
+        if hasattr(self.best_estimator_, "feature_names_in_"):
+            self.feature_names_in_ = self.best_estimator_.feature_names_in_
+
+    def predict(self, X):
+        """Predict with the refit best estimator.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Input data.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+            Labels from ``classes_``.
+        """
+        check_is_fitted(self)
+        return self.best_estimator_.predict(X)
+
+    def decision_function(self, X):
+        """Decision scores of the refit best estimator.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Input data.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
+            As ``best_estimator_.decision_function``.
+        """
+        check_is_fitted(self)
+        return self.best_estimator_.decision_function(X)
+
+    def _has_proba(self):
+        return hasattr(self.estimator, "predict_proba")
+
+    @available_if(_has_proba)
+    def predict_proba(self, X):
+        """Class probabilities of the refit best estimator.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Input data.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+            Columns in the order of ``classes_``.
+        """
+        check_is_fitted(self)
+        return self.best_estimator_.predict_proba(X)
+
+    def __getstate__(self):
+        return _ledger_guard_state(super().__getstate__())
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags

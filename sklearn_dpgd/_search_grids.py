@@ -1,0 +1,185 @@
+"""The default grid of :class:`~sklearn_dpgd.model_selection.PrivateGridSearchCV`.
+
+Candidates are multiples of the estimator's automatic noisy radius
+``learning_rate * max_iter`` (Panda et al., "A new linear scaling rule for
+private adaptive hyperparameter optimization", ICML 2024, Sec. 2.1-2.2), resolved
+from public quantities only by the rules of :mod:`sklearn_dpgd.schedules`.
+"""
+
+import math
+from numbers import Integral, Real
+
+from .linear_model import _NORMALIZED_STEP_LENGTH, _BaseDPLinearClassifier
+from .schedules import auto_learning_rate, auto_max_iter
+
+#: Multiples of the estimator's default noisy radius ``learning_rate * max_iter``
+#: that the default grid of
+#: :class:`~sklearn_dpgd.model_selection.PrivateGridSearchCV` tries (see
+#: :func:`default_candidates`): the default itself and 4 and 16 times longer walks.
+DEFAULT_RADIUS_FACTORS = (1.0, 4.0, 16.0)
+
+
+def _check_default_grid_estimator(estimator, owner):
+    """The estimator must resolve its step and horizon by the package's rules."""
+    if not isinstance(estimator, _BaseDPLinearClassifier):
+        raise TypeError(
+            f"{owner} builds its default grid for the linear models of "
+            "sklearn_dpgd.linear_model only; pass an explicit grid for "
+            f"{type(estimator).__name__}."
+        )
+    params = estimator.get_params(deep=False)
+    fixed = [
+        name
+        for name, value in (
+            ("learning_rate", params["learning_rate"]),
+            ("max_iter", params["max_iter"]),
+        )
+        if value != "auto"
+    ]
+    if fixed or params["schedule"] is not None or params["solver"] != "gd":
+        raise ValueError(
+            f"{owner} builds its default grid around learning_rate='auto', "
+            "max_iter='auto', schedule=None and solver='gd' of the estimator; got "
+            f"learning_rate={params['learning_rate']!r}, max_iter="
+            f"{params['max_iter']!r}, schedule={params['schedule']!r}, solver="
+            f"{params['solver']!r}. Pass an explicit grid instead."
+        )
+
+
+def _auto_step_and_horizon(estimator, epsilon, delta, n_samples, n_features, n_outputs):
+    """The ``(learning_rate, max_iter)`` that "auto" resolves to (public inputs)."""
+    normalized = estimator._resolve_normalize_steps(n_outputs)
+    common = dict(
+        n_outputs=n_outputs,
+        neighboring=estimator.neighboring,
+        fit_intercept=bool(estimator.fit_intercept),
+    )
+    horizon_factor = (
+        estimator._horizon_factor if normalized else estimator._gradient_horizon_factor
+    )
+    n_steps = auto_max_iter(
+        epsilon,
+        delta,
+        n_samples,
+        n_features,
+        horizon_factor=horizon_factor,
+        **common,
+    )
+    if normalized:
+        base, scale = _NORMALIZED_STEP_LENGTH, 1.0
+    else:
+        clip = estimator._resolve_clip_norm(False, n_samples, n_features, n_outputs)
+        base, scale = estimator._base_learning_rate, 1.0 / clip
+    step = scale * auto_learning_rate(
+        base, n_steps, epsilon, delta, n_samples, n_features, **common
+    )
+    return step, n_steps
+
+
+def default_candidates(
+    estimator,
+    epsilon,
+    delta,
+    n_samples,
+    n_features,
+    *,
+    n_classes=2,
+    radius_factors=DEFAULT_RADIUS_FACTORS,
+):
+    """The default grid of a private grid search at one budget and shape.
+
+    Candidate ``j`` keeps the horizon ``T`` that ``max_iter="auto"`` resolves to
+    and takes ``radius_factors[j]`` times the step of ``learning_rate="auto"``:
+    its noisy radius ``learning_rate * max_iter`` is ``radius_factors[j]`` times
+    the default's (Panda et al., "A new linear scaling rule for private adaptive
+    hyperparameter optimization", ICML 2024, Sec. 2.1: for noisy gradient descent
+    the pair matters mostly through this product). With a factor of 1 the
+    candidate *is* the estimator's untuned default. Everything is a function of
+    public quantities (the budget, the public size, the number of features and
+    of classes) through :func:`~sklearn_dpgd.schedules.auto_max_iter` and
+    :func:`~sklearn_dpgd.schedules.auto_learning_rate`; no data is read.
+
+    The search resolves the grid twice: at each candidate's budget and the
+    train part's public size to fit the candidates, and at the refit's budget
+    and the whole public size for the refit of the winning *factor*. The auto
+    rules scale the radius with ``mu n / sqrt(d)``, so a factor chosen at the
+    candidates' budget transfers to the refit's.
+
+    Parameters
+    ----------
+    estimator : DPLogisticRegression or DPHuberSVM
+        With ``learning_rate="auto"``, ``max_iter="auto"``, ``schedule=None``
+        and ``solver="gd"``.
+    epsilon : float
+        The budget of the fits the grid is for, > 0.
+    delta : float
+        In (0, 1).
+    n_samples : int
+        Their public size, >= 1.
+    n_features : int
+        Number of features, >= 1.
+    n_classes : int, default=2
+        Number of classes (public, e.g. ``len(estimator.classes)``), >= 2.
+    radius_factors : sequence of float, default=DEFAULT_RADIUS_FACTORS
+        Multiples of the default radius, each finite and > 0.
+
+    Returns
+    -------
+    candidates : list of dict
+        One ``{"learning_rate": float, "max_iter": int}`` per factor, in order.
+
+    Raises
+    ------
+    TypeError
+        If ``estimator`` is not a linear model of this package.
+    ValueError
+        If the estimator does not use the "auto" rules, or ``epsilon``,
+        ``delta``, ``n_samples``, ``n_features``, ``n_classes`` or
+        ``radius_factors`` is invalid (the message names it).
+    """
+    _check_default_grid_estimator(estimator, "default_candidates")
+    factors = _check_radius_factors(radius_factors)
+    if isinstance(n_classes, bool) or not isinstance(n_classes, Integral):
+        raise ValueError(f"n_classes must be an integer >= 2, got {n_classes!r}.")
+    if n_classes < 2:
+        raise ValueError(f"n_classes must be an integer >= 2, got {n_classes!r}.")
+    if not (isinstance(epsilon, Real) and 0 < epsilon < math.inf):
+        raise ValueError(f"epsilon must be finite and > 0, got {epsilon!r}.")
+    if not (isinstance(delta, Real) and 0 < delta < 1):
+        raise ValueError(f"delta must be in (0, 1), got {delta!r}.")
+    n_outputs = 1 if n_classes == 2 else int(n_classes)
+    step, n_steps = _auto_step_and_horizon(
+        estimator, float(epsilon), float(delta), n_samples, n_features, n_outputs
+    )
+    return [{"learning_rate": f * step, "max_iter": n_steps} for f in factors]
+
+
+def _transferred_factors(factors, mu_candidate, mu_refit):
+    """The radius factors of the refit for factors chosen at the candidates' budget.
+
+    Panda et al. (ICML 2024, Sec. 2.2) model the best noisy radius as a line in
+    the budget, ``r*(e) = a + b e``. The automatic radius of the estimators grows
+    like the GDP ``mu`` (:func:`~sklearn_dpgd.schedules.auto_learning_rate`), so
+    if it matches the slope (``r_auto = b mu``), the best factor
+    ``r* / r_auto = 1 + a / (b mu)`` exceeds 1 by an amount inversely
+    proportional to ``mu``: a factor ``f`` that wins at ``mu_candidate`` becomes
+    ``1 + (f - 1) mu_candidate / mu_refit`` at ``mu_refit``. On the benchmark of
+    ``benchmarks/bench_tuning_new_data.py`` the untransferred factor overshot:
+    the candidates, with a fraction of the budget, preferred longer walks than
+    the refit could use.
+    """
+    ratio = mu_candidate / mu_refit
+    return tuple(1.0 + (f - 1.0) * ratio for f in factors)
+
+
+def _check_radius_factors(radius_factors):
+    try:
+        factors = tuple(float(f) for f in radius_factors)
+    except (TypeError, ValueError):
+        factors = ()
+    if not factors or not all(math.isfinite(f) and f > 0 for f in factors):
+        raise ValueError(
+            "radius_factors must be a non-empty sequence of finite numbers > 0, got "
+            f"{radius_factors!r}."
+        )
+    return factors

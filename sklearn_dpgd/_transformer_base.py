@@ -1,0 +1,104 @@
+"""The base of the private transformers of :mod:`sklearn_dpgd.preprocessing`.
+
+Shared parameters and their validation, the seed, the charge of every active
+ledger before any row is read, and the spend attributes (``ledger_``,
+``epsilon_``, ``delta_``) of what ran.
+"""
+
+import math
+from numbers import Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, TransformerMixin
+
+from ._errors import NotFittedAttributesMixin
+from ._public_size import SENSITIVITY_FACTOR
+from ._randomness import draw_seed, make_generator
+from ._sklearn_compat import Interval, StrOptions
+from .accounting import (
+    EpsilonDeltaRecord,
+    _charge_active_ledgers,
+    _ledger_guard_state,
+    gdp_epsilon,
+)
+
+# L2 sensitivity of a sum of per-row vectors of bounded norm: the norm bound under
+# add/remove-one, twice it under replace-one (a bound on ||v - v'||).
+_SENSITIVITY_FACTOR = SENSITIVITY_FACTOR
+
+
+def _check_bounds(bounds, n_features, name):
+    """Bounds as an array of shape (n_features, 2) with finite lo < hi."""
+    b = np.asarray(bounds, dtype=float)
+    if b.shape == (2,):
+        b = np.tile(b, (n_features, 1))
+    if b.shape != (n_features, 2):
+        raise ValueError(
+            f"{name} must be a pair (lo, hi) or of shape (n_features, 2) = "
+            f"({n_features}, 2), got shape {b.shape}."
+        )
+    if not np.all(np.isfinite(b)) or not np.all(b[:, 0] < b[:, 1]):
+        raise ValueError(f"{name} must be finite with lo < hi in every row.")
+    return b
+
+
+class _PrivateTransformer(NotFittedAttributesMixin, TransformerMixin, BaseEstimator):
+    """Shared parameters, seed, charge and spend of the private transformers."""
+
+    _parameter_constraints = {
+        "epsilon": [Interval(Real, 0, None, closed="neither")],
+        "delta": [Interval(Real, 0, 1, closed="neither")],
+        "neighboring": [StrOptions({"add_remove", "replace"})],
+        "random_state": ["random_state"],
+        "secure_mode": ["boolean"],
+    }
+
+    def _reads_data(self):
+        """Whether ``fit`` reads the private rows (else nothing is charged)."""
+        raise NotImplementedError
+
+    def _gdp_ledger_refusal(self):
+        """Why a fit is not recorded as full-batch Gaussian steps; None if it is.
+
+        Read by :class:`~sklearn_dpgd.pipeline.PrivatePipeline` (to split the
+        budget in ``mu^2``) and by the private searches.
+        """
+        return None
+
+    def __getstate__(self):
+        return _ledger_guard_state(super().__getstate__())
+
+    def _check_common(self):
+        self._validate_params()
+        if not math.isfinite(self.epsilon):
+            raise ValueError(f"epsilon must be finite, got {self.epsilon!r}.")
+
+    def _charge(self, mechanism):
+        """Charge the planned mechanism, then return the fit's generator."""
+        random_state = None if self.secure_mode else self.random_state
+        seed = draw_seed(random_state, owner=type(self).__name__)
+        charge = _charge_active_ledgers(self, mechanism, neighboring=self.neighboring)
+        charge.settle(mechanism)
+        return make_generator(seed, self.secure_mode)
+
+    def _set_spend(self, mechanism):
+        """``ledger_``, ``epsilon_`` and ``delta_`` of what ran (None: nothing)."""
+        if mechanism is None:
+            self.ledger_ = ()
+            self.epsilon_, self.delta_ = 0.0, 0.0
+        elif isinstance(mechanism, EpsilonDeltaRecord):
+            self.ledger_ = mechanism
+            self.epsilon_, self.delta_ = mechanism.epsilon, mechanism.delta
+        else:
+            self.ledger_ = mechanism
+            mu = math.sqrt(
+                math.fsum(r.count / r.noise_multiplier**2 for r in mechanism)
+            )
+            self.delta_ = float(self.delta)
+            self.epsilon_ = gdp_epsilon(mu, self.delta_)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # Declared statistics read nothing: the fit is then deterministic.
+        tags.non_deterministic = self._reads_data()
+        return tags

@@ -1,0 +1,21 @@
+"""The stable histogram's noise and threshold, in closed form."""
+
+import math
+
+import pytest
+from scipy.stats import norm
+
+from sklearn_dpgd._histogram import stable_histogram_threshold
+from sklearn_dpgd.accounting import gdp_delta
+
+
+@pytest.mark.parametrize("d, neighboring", [(1, "add_remove"), (4, "replace")])
+def test_histogram_threshold_closed_form(d, neighboring):
+    eps, delta = 0.5, 1e-7
+    sigma, tau = stable_histogram_threshold(eps, delta, d, neighboring)
+    # A singleton value (count 1) passes in any of d columns w.p. delta / 2.
+    assert d * norm.sf((tau - 1) / sigma) == pytest.approx(delta / 2, rel=1e-9)
+    # The common counts: a Gaussian mechanism of sensitivity sqrt(d) (sqrt(2d)).
+    sens = math.sqrt(d) * (1.0 if neighboring == "add_remove" else math.sqrt(2))
+    eps_g = eps + math.log1p(-delta / 2)
+    assert gdp_delta(sens / sigma, eps_g) == pytest.approx(delta / 2, rel=1e-6)
