@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from ._solver import initial_iterate
+from ._solvers.gd import initial_iterate
 from .accounting import GaussianSteps, NoisyMaxSteps, SparseVectorSteps
 from .exceptions import BudgetExhaustedError
 

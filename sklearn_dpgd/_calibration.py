@@ -42,7 +42,7 @@ import numpy as np
 
 from ._losses import LOSS_CODES
 from ._oracle import PrivateGradientOracle
-from ._solver import noisy_gradient_descent
+from ._solvers.gd import noisy_gradient_descent
 
 __all__ = [
     "CALIBRATION_SHARE",

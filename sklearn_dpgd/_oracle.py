@@ -3,7 +3,7 @@
 Every answer it gives is privatised, and every call is charged to the privacy filter
 *before* it touches the data: a call that would overspend raises
 :class:`~sklearn_dpgd.exceptions.BudgetExhaustedError` and computes nothing.
-Optimisers (``_solver.py``) see only what the oracle returns.
+Optimisers (``_solvers/``) see only what the oracle returns.
 
 Where the rows live is a pluggable *data backend*: :class:`LocalRows` (NumPy or CSR in
 this process) or :class:`sklearn_dpgd._dask.DaskRows` (row chunks in the memory of
@@ -279,10 +279,11 @@ class PrivateGradientOracle:
         """Private mean gradient over given rows: ``(sum_{i in rows} clip(g_i, C) +
         N(0, (z D)^2 I)) / len(rows)``.
 
-        The query of Snowball-SGD (:mod:`sklearn_dpgd._snowball`): the batch is a
-        block of a random permutation drawn by the caller before any data is read,
-        and the filter (an :class:`~sklearn_dpgd.accounting.AmplifiedIterationFilter`
-        holding the approved plan) is charged first with the one-step
+        The query of Snowball-SGD (:mod:`sklearn_dpgd._solvers.snowball`): the batch
+        is a block of a random permutation drawn by the caller before any data is
+        read, and the filter (an
+        :class:`~sklearn_dpgd.accounting.AmplifiedIterationFilter` holding the
+        approved plan) is charged first with the one-step
         :class:`~sklearn_dpgd.accounting.SnowballSteps` ``((len(rows),), (z,),
         (eta,))``.
 

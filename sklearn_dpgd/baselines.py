@@ -43,25 +43,22 @@ import math
 from numbers import Integral, Real
 
 import numpy as np
-import scipy.sparse as sp
-from scipy.optimize import minimize
-from scipy.special import expit, log_expit, log_softmax, logsumexp, softmax
+from scipy.special import expit, log_expit, log_softmax, softmax
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._base import set_fitted
 from ._errors import NotFittedAttributesMixin, refuse_sample_weight
-from ._public_size import SENSITIVITY_FACTOR, resolve_public_size, split_count_budget
+from ._public_size import SENSITIVITY_FACTOR, resolve_public_size
 from ._randomness import draw_seed, make_generator, spawn_seeds
 from ._sklearn_compat import Interval, StrOptions, available_if
-from ._snowball import assign_slots
+from ._solvers import localization, outpert
+from ._solvers._erm import gradient_bound, margin_smoothness, release_budget
 from ._validation import validate_fit_data
 from ._warnings import warn_once
 from .accounting import (
-    GaussianSteps,
     _charge_active_ledgers,
     _ledger_guard_state,
-    gdp_epsilon,
-    gdp_mu,
 )
 from .exceptions import WeakPrivacyWarning
 
@@ -72,87 +69,8 @@ __all__ = ["OutputPerturbationClassifier", "PhasedLocalizationClassifier"]
 # (see OutputPerturbationClassifier).
 _OUTPUT_FACTOR = SENSITIVITY_FACTOR
 
-# Sensitivity factor of a phase of PhasedLocalizationClassifier, in units of
-# L eta_i: neighbours differ in the content of one slot (a replacement, also under
-# add/remove, where the slots are fixed by the public size).
-_SLOT_FACTOR = 2.0
-
 # Comparator norm R of the automatic penalty (see OutputPerturbationClassifier).
 _AUTO_RADIUS = 30.0
-
-# The Huber width of the package (Chen & Lee, Stochastic adaptive line search for
-# differentially private optimization, IEEE BigData 2020, Sec. V-C).
-_HUBER_WIDTH = 0.5
-
-
-def _gradient_bound(loss, n_outputs):
-    """``G_K``: bound on the norm of d loss / d margins (public constant)."""
-    if n_outputs == 1:
-        return 1.0
-    if loss == "logistic":
-        return math.sqrt(2.0)
-    return math.sqrt(n_outputs)
-
-
-def _margin_smoothness(loss, n_outputs):
-    """Largest eigenvalue of d^2 loss / d margins^2 over all margins (public)."""
-    if loss == "huber_hinge":
-        return 1.0 / (2.0 * _HUBER_WIDTH)
-    # Binary logistic: sigma (1 - sigma) <= 1/4; softmax: diag(p) - p p^T <= 1/2.
-    return 0.25 if n_outputs == 1 else 0.5
-
-
-def _huber(z):
-    h = _HUBER_WIDTH
-    value = np.where(
-        z < 1.0 - h, 1.0 - z, np.where(z <= 1.0 + h, (1.0 + h - z) ** 2 / (4 * h), 0.0)
-    )
-    deriv = np.where(
-        z < 1.0 - h, -1.0, np.where(z <= 1.0 + h, -(1.0 + h - z) / (2 * h), 0.0)
-    )
-    return value, deriv
-
-
-def _loss_and_residuals(M, y, loss):
-    """Per-row losses (m,) and residuals d loss / d margins (m, K) at margins M.
-
-    Binary (K == 1): ``y`` in {0, 1}. Multiclass: softmax for the logistic loss,
-    one-vs-rest for the Huber hinge (as :class:`~sklearn_dpgd.DPHuberSVM`).
-    """
-    m, K = M.shape
-    if K == 1:
-        s = 2.0 * y - 1.0
-        z = s * M[:, 0]
-        if loss == "logistic":
-            value, deriv = -log_expit(z), -expit(-z)
-        else:
-            value, deriv = _huber(z)
-        return value, (deriv * s)[:, None]
-    if loss == "logistic":
-        value = logsumexp(M, axis=1) - M[np.arange(m), y]
-        R = softmax(M, axis=1)
-        R[np.arange(m), y] -= 1.0
-        return value, R
-    S = -np.ones_like(M)
-    S[np.arange(m), y] = 1.0
-    value, deriv = _huber(S * M)
-    return value.sum(axis=1), deriv * S
-
-
-def _clip_rows(X, data_norm):
-    """Float64 copy of ``X`` with each row scaled to norm at most ``data_norm``."""
-    if sp.issparse(X):
-        X = X.astype(np.float64, copy=True)
-        norms = np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
-        scale = np.minimum(1.0, data_norm / np.maximum(norms, np.finfo(float).tiny))
-        return sp.csr_matrix(sp.diags(scale) @ X)
-    X = np.array(X, dtype=np.float64, order="C")
-    # Scaled norms cannot overflow for finite (validated) rows.
-    top = np.max(np.abs(X), axis=1, keepdims=True)
-    top[top == 0] = 1.0
-    norms = top[:, 0] * np.linalg.norm(X / top, axis=1)
-    X *= np.minimum(1.0, data_norm / np.maximum(norms, np.finfo(float).tiny))[:, None]
-    return X
 
 
 class _BaselineClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEstimator):
@@ -187,34 +105,8 @@ class _BaselineClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEstimat
         n_outputs = 1 if self.classes_.shape[0] == 2 else self.classes_.shape[0]
         return X, y_index, n_outputs
 
-    def _plan_budget(self):
-        """Split the GDP budget between the row count and the training mechanism.
-
-        Returns
-        -------
-        mu_train : float
-            GDP parameter left to the training mechanism.
-        count_multiplier : float or None
-            Noise multiplier of the row count, or None if no count is needed.
-        planned : tuple of GaussianSteps
-            The whole planned cost, charged to the active ledgers before any private
-            mechanism runs.
-        """
-        # Aim a hair below the budget so that the recomputed epsilon_ never exceeds it.
-        mu = gdp_mu(self.epsilon, self.delta) * (1.0 - 1e-11)
-        z_count, mu_train = split_count_budget(
-            mu, self.neighboring, self.public_n_samples
-        )
-        if z_count is None:
-            return mu, None, (GaussianSteps(1.0 / mu),)
-        return (
-            mu_train,
-            z_count,
-            (GaussianSteps(z_count), GaussianSteps(1.0 / mu_train)),
-        )
-
     def _resolve_size(self, n_rows, count_multiplier, seed):
-        """Set ``public_n_samples_`` (running the charged count if needed); return it.
+        """The public size ``m`` (running the charged count if needed).
 
         The weak-delta warning compares ``delta`` with the public size, never with
         ``n_rows`` (whether it fires would otherwise reveal ``n``).
@@ -238,7 +130,6 @@ class _BaselineClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEstimat
                 # The quoted size is per fit (a noisy count): once per delta.
                 key=("weak delta", self.delta),
             )
-        self.public_n_samples_ = m
         return m
 
     def _start_fit(self):
@@ -250,26 +141,16 @@ class _BaselineClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEstimat
         random_state = None if self.secure_mode else self.random_state
         seed = draw_seed(random_state, owner=type(self).__name__)
         count_seed, noise_seed = spawn_seeds(seed, 2)
-        mu_train, z_count, planned = self._plan_budget()
+        mu_train, z_count, planned = release_budget(
+            self.epsilon, self.delta, self.neighboring, self.public_n_samples
+        )
         charge = _charge_active_ledgers(self, planned, neighboring=self.neighboring)
         return mu_train, z_count, count_seed, noise_seed, charge
-
-    def _finish_accounting(self, mu_train_spent, count_multiplier):
-        """Set ``mu_``, ``delta_``, ``epsilon_`` and ``ledger_``."""
-        ledger = (GaussianSteps(1.0 / mu_train_spent),)
-        mu_sq = mu_train_spent**2
-        if count_multiplier is not None:
-            ledger = (GaussianSteps(count_multiplier),) + ledger
-            mu_sq += count_multiplier**-2
-        self.ledger_ = ledger
-        self.mu_ = math.sqrt(mu_sq)
-        self.delta_ = float(self.delta)
-        self.epsilon_ = gdp_epsilon(self.mu_, self.delta_)
 
     def _lipschitz(self, n_outputs):
         """``L``: per-example gradient bound in all parameters (intercept included)."""
         row = math.sqrt(float(self.data_norm) ** 2 + float(bool(self.fit_intercept)))
-        return _gradient_bound(self.loss, n_outputs) * row
+        return gradient_bound(self.loss, n_outputs) * row
 
     def __getstate__(self):
         # Marks a copy sent to another process while a PrivacyLedger is open, so
@@ -357,12 +238,6 @@ class _BaselineClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEstimat
             return np.column_stack([log_expit(-scores), log_expit(scores)])
         return log_softmax(scores, axis=1)
 
-    def _set_model(self, theta, dtype, d):
-        self.coef_ = theta[:, :d].astype(dtype)
-        self.intercept_ = (
-            theta[:, d] if self.fit_intercept else np.zeros(theta.shape[0])
-        ).astype(dtype)
-
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
@@ -372,74 +247,6 @@ class _BaselineClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEstimat
         # apply to a private release from so few rows.
         tags.classifier_tags.poor_score = True
         return tags
-
-
-def _regularised_objective(X, y, loss, n_outputs, alpha, fit_intercept, divisor):
-    """``theta -> (F, grad F)`` of ``(1/m) sum_i l_i + alpha/2 ||theta||^2``.
-
-    ``m = divisor`` is the public size, not the number of rows: then adding a row
-    only adds the term ``l_new / m`` and leaves the others' weights alone (a
-    divisor ``n`` would reweight every row, doubling the sensitivity). ``theta`` is
-    flat, of shape ``(K * (d + fit_intercept),)``; intercepts are penalised too
-    (strong convexity in every released coordinate).
-    """
-    d = X.shape[1]
-    width = d + int(fit_intercept)
-    divisor = float(divisor)
-
-    def fun(flat):
-        theta = flat.reshape(n_outputs, width)
-        M = np.asarray(X @ theta[:, :d].T)
-        if fit_intercept:
-            M = M + theta[:, d]
-        value, R = _loss_and_residuals(M, y, loss)
-        grad = np.empty_like(theta)
-        grad[:, :d] = np.asarray(X.T @ R).T / divisor
-        if fit_intercept:
-            grad[:, d] = R.sum(axis=0) / divisor
-        grad += alpha * theta
-        return value.sum() / divisor + 0.5 * alpha * flat @ flat, grad.ravel()
-
-    return fun
-
-
-def _solve_to_tolerance(fun, dim, tol, smoothness, alpha):
-    """A point whose gradient has L2 norm at most ``tol`` (or RuntimeError).
-
-    L-BFGS-B first; if it stops above ``tol`` (line-search failure, iteration cap),
-    gradient descent with step ``1 / smoothness`` continues from its point: on an
-    ``alpha``-strongly convex, ``smoothness``-smooth objective each such step
-    multiplies the gradient norm by at most ``1 - alpha / smoothness``, so the
-    number of steps needed is known in advance and the loop ends with the tolerance
-    met, in exact arithmetic, on every data set.
-    """
-    result = minimize(
-        fun,
-        np.zeros(dim),
-        jac=True,
-        method="L-BFGS-B",
-        # L-BFGS-B's gtol bounds the largest |coordinate|; ||g||_2 <= sqrt(dim) of it.
-        options={"gtol": tol / math.sqrt(dim), "ftol": 0.0, "maxiter": 20 * dim + 500},
-    )
-    theta = result.x
-    _, grad = fun(theta)
-    norm = float(np.linalg.norm(grad))
-    if norm > tol:
-        n_steps = math.ceil(math.log(norm / tol) / -math.log1p(-alpha / smoothness))
-        for _ in range(n_steps + 10):
-            theta = theta - grad / smoothness
-            _, grad = fun(theta)
-            norm = float(np.linalg.norm(grad))
-            if norm <= tol:
-                break
-    if not norm <= tol:
-        # Unreachable in exact arithmetic (see above); only floating-point failure
-        # gets here, and then nothing is released.
-        raise RuntimeError(
-            f"the solver could not reach the gradient tolerance tol={tol:g} in "
-            "floating point; no model is released. Increase tol."
-        )
-    return theta
 
 
 class OutputPerturbationClassifier(_BaselineClassifier):
@@ -683,87 +490,38 @@ class OutputPerturbationClassifier(_BaselineClassifier):
         refuse_sample_weight(sample_weight, type(self).__name__)
         self._check_finite(("epsilon", "data_norm", "alpha"))
         X, y_index, n_outputs = self._validate_fit_data(X, y)
-        n_rows, d = X.shape
-        width = d + int(self.fit_intercept)
-        dim = n_outputs * width
         lipschitz = self._lipschitz(n_outputs)
         factor = _OUTPUT_FACTOR[self.neighboring]
         # The whole cost is charged before the count or the solver reads the data.
         mu, z_count, count_seed, noise_seed, charge = self._start_fit()
-        m = self._resolve_size(n_rows, z_count, count_seed)
+        m = self._resolve_size(X.shape[0], z_count, count_seed)
         if self.alpha == "auto":
+            dim = n_outputs * (X.shape[1] + int(self.fit_intercept))
             alpha = (
                 lipschitz * math.sqrt(factor * math.sqrt(dim) / (m * mu)) / _AUTO_RADIUS
             )
         else:
             alpha = float(self.alpha)
-        tol = float(self.tol)
-        sensitivity = factor * lipschitz / (m * alpha) + 2.0 * tol / alpha
-
-        Xc = _clip_rows(X, float(self.data_norm))
-        fun = _regularised_objective(
-            Xc, y_index, self.loss, n_outputs, alpha, bool(self.fit_intercept), m
+        result = outpert.solve(
+            X,
+            y_index,
+            n_outputs,
+            loss=self.loss,
+            data_norm=self.data_norm,
+            fit_intercept=bool(self.fit_intercept),
+            lipschitz=lipschitz,
+            factor=factor,
+            alpha=alpha,
+            tol=float(self.tol),
+            mu=mu,
+            count_multiplier=z_count,
+            public_n_samples=m,
+            rng=make_generator(noise_seed, self.secure_mode),
+            delta=self.delta,
         )
-        row_sq = float(self.data_norm) ** 2 + float(bool(self.fit_intercept))
-        # Smoothness of (1/m) sum_i l_i over n rows. It depends on n, but it only
-        # sets the internal step of the fallback solver: the released point is the
-        # minimiser to within tol / alpha whatever the path, and nothing about the
-        # path (iterations, steps) is released.
-        smoothness = (
-            _margin_smoothness(self.loss, n_outputs) * row_sq * max(1.0, n_rows / m)
-            + alpha
-        )
-        theta = _solve_to_tolerance(fun, dim, tol, smoothness, alpha)
-
-        sigma = sensitivity / mu
-        while sensitivity / sigma > mu:  # never report more than the budget
-            sigma = math.nextafter(sigma, math.inf)
-        rng = make_generator(noise_seed, self.secure_mode)
-        theta = theta + sigma * np.asarray(rng.standard_normal(dim), dtype=float)
-        self._set_model(theta.reshape(n_outputs, width), X.dtype, d)
-        self.alpha_ = alpha
-        self.sensitivity_ = sensitivity
-        self.noise_scale_ = sigma
-        self._finish_accounting(sensitivity / sigma, z_count)
-        charge.settle(self.ledger_)
+        set_fitted(self, result)
+        charge.settle(result.ledger)
         return self
-
-
-def _one_pass_sgd(X, y, rows, loss, theta, eta, fit_intercept):
-    """Average of the iterates of one-pass SGD over ``rows`` from ``theta`` (copied).
-
-    ``theta`` has shape (K, d + fit_intercept). A row index of -1 is an empty slot:
-    no step (a zero gradient), but its iterate still counts in the average, which is
-    therefore always over the phase's public planned size. Non-private: the caller
-    adds noise.
-    """
-    d = X.shape[1]
-    theta = theta.copy()
-    average = np.zeros_like(theta)
-    sparse = sp.issparse(X)
-    for t, i in enumerate(rows):
-        if i < 0:
-            average += (theta - average) / (t + 1)
-            continue
-        if sparse:
-            lo, hi = X.indptr[i], X.indptr[i + 1]
-            cols, values = X.indices[lo:hi], X.data[lo:hi]
-            margins = theta[:, cols] @ values
-        else:
-            values = X[i]
-            margins = theta[:, :d] @ values
-        if fit_intercept:
-            margins = margins + theta[:, d]
-        _, R = _loss_and_residuals(margins[None, :], y[i : i + 1], loss)
-        r = eta * R[0]
-        if sparse:
-            theta[:, cols] -= np.outer(r, values)
-        else:
-            theta[:, :d] -= np.outer(r, values)
-        if fit_intercept:
-            theta[:, d] -= r
-        average += (theta - average) / (t + 1)
-    return average
 
 
 class PhasedLocalizationClassifier(_BaselineClassifier):
@@ -1004,13 +762,8 @@ class PhasedLocalizationClassifier(_BaselineClassifier):
         refuse_sample_weight(sample_weight, type(self).__name__)
         self._check_finite(("epsilon", "data_norm", "radius", "learning_rate"))
         X, y_index, n_outputs = self._validate_fit_data(X, y)
-        n_rows, d = X.shape
-        fit_intercept = bool(self.fit_intercept)
-        width = d + int(fit_intercept)
-        n_params = n_outputs * width
-        lipschitz = self._lipschitz(n_outputs)
-        row_sq = float(self.data_norm) ** 2 + float(fit_intercept)
-        beta = _margin_smoothness(self.loss, n_outputs) * row_sq
+        row_sq = float(self.data_norm) ** 2 + float(bool(self.fit_intercept))
+        beta = margin_smoothness(self.loss, n_outputs) * row_sq
         if self.learning_rate != "auto" and float(self.learning_rate) > 2.0 / beta:
             raise ValueError(
                 f"learning_rate={float(self.learning_rate):g} exceeds 2 / beta = "
@@ -1019,49 +772,24 @@ class PhasedLocalizationClassifier(_BaselineClassifier):
             )
         # The whole cost is charged before the count or the phases read the data.
         mu, z_count, count_seed, noise_seed, charge = self._start_fit()
-        m = self._resolve_size(n_rows, z_count, count_seed)
-
-        k = math.ceil(math.log2(m))
-        sizes = np.array([m >> i for i in range(1, k + 1)], dtype=np.int64)
-        sizes = sizes[sizes > 0]
-        if self.learning_rate == "auto":
-            diameter = 2.0 * float(self.radius)
-            eta = (diameter / lipschitz) * min(
-                1.0 / math.sqrt(sizes[0]),
-                mu / (_SLOT_FACTOR * math.sqrt(n_params)),
-            )
-            eta = min(eta, 2.0 / beta)
-        else:
-            eta = float(self.learning_rate)
-        etas = eta / 4.0 ** np.arange(sizes.shape[0])
-        sensitivities = _SLOT_FACTOR * lipschitz * etas
-        sigmas = sensitivities / mu
-        while np.max(sensitivities / sigmas) > mu:
-            sigmas = np.nextafter(sigmas, np.inf)
-
-        Xc = _clip_rows(X, float(self.data_norm))
-        rng = make_generator(noise_seed, self.secure_mode)
-        n_slots = int(sizes.sum())
-        # The uniformly random injection of Snowball-SGD's slots: slot s holds row
-        # order[s], or nothing (-1; assign_slots marks it with n_rows).
-        order = assign_slots(n_rows, n_slots, rng)
-        order[order == n_rows] = -1
-        theta = np.zeros((n_outputs, width))
-        start = 0
-        for size, eta_i, sigma_i in zip(sizes, etas, sigmas, strict=True):
-            rows = order[start : start + size]
-            start += size
-            theta = _one_pass_sgd(
-                Xc, y_index, rows, self.loss, theta, eta_i, fit_intercept
-            )
-            noise = np.asarray(rng.standard_normal(theta.size), dtype=float)
-            theta = theta + sigma_i * noise.reshape(theta.shape)
-
-        self._set_model(theta, X.dtype, d)
-        self.phase_sizes_ = sizes
-        self.learning_rates_ = etas
-        self.sensitivities_ = sensitivities
-        self.noise_scales_ = sigmas
-        self._finish_accounting(float(np.max(sensitivities / sigmas)), z_count)
-        charge.settle(self.ledger_)
+        m = self._resolve_size(X.shape[0], z_count, count_seed)
+        result = localization.solve(
+            X,
+            y_index,
+            n_outputs,
+            loss=self.loss,
+            data_norm=self.data_norm,
+            fit_intercept=bool(self.fit_intercept),
+            lipschitz=self._lipschitz(n_outputs),
+            beta=beta,
+            radius=self.radius,
+            learning_rate=self.learning_rate,
+            mu=mu,
+            count_multiplier=z_count,
+            public_n_samples=m,
+            rng=make_generator(noise_seed, self.secure_mode),
+            delta=self.delta,
+        )
+        set_fitted(self, result)
+        charge.settle(result.ledger)
         return self

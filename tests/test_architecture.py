@@ -1,5 +1,6 @@
 """The package's import structure: no function-local imports of its own modules and
-no import cycles among them.
+no import cycles among them; modules and `fit` methods within the size limits of the
+house style.
 
 Both are read statically (``ast``) from the source of every module of the installed
 package, so the tests see imports hidden inside functions that a runtime check would
@@ -188,3 +189,83 @@ def test_the_checks_see_a_local_import_and_a_cycle(tmp_path):
     assert import_cycles(imports) == [["pkg", "pkg.a", "pkg.b", "pkg.sub.c", "pkg"]]
     acyclic = [i for i in imports if i[:2] != ("pkg.a", "pkg.b")]
     assert import_cycles(acyclic) == []
+
+
+# The size limits of the house style (doc: "modules under ~800 lines, each fit
+# under ~60 lines"). Allow-listed entries are over today and are being split; each
+# one removed from a list below makes the test enforce the limit on it.
+MAX_MODULE_LINES = 800
+MAX_FIT_LINES = 60
+MODULES_OVER = {
+    # 807 lines after its split; the loaders' docstrings are still to be trimmed.
+    "sklearn_dpgd.datasets",
+    # Not split yet (the adaptive schedules are being changed by another change).
+    "sklearn_dpgd.schedules",
+}
+FITS_OVER = {
+    # The private searches' fit (100 and 75 lines): not split into stages yet.
+    "sklearn_dpgd.model_selection:LinearScalingSearch",
+    "sklearn_dpgd.model_selection:PrivateGridSearchCV",
+}
+
+
+def module_lines(root, package=PACKAGE):
+    """``{module: number of lines}`` of every module of the package."""
+    return {
+        module: len(path.read_text(encoding="utf-8").splitlines())
+        for module, path in _modules(root, package).items()
+    }
+
+
+def fit_lines(root, package=PACKAGE):
+    """``{"module:Class": lines}`` of every ``fit`` method defined in the package,
+    counted from its first statement after the docstring to its end."""
+    found = {}
+    for module, path in _modules(root, package).items():
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.ClassDef):
+                continue
+            for item in node.body:
+                if not (isinstance(item, ast.FunctionDef) and item.name == "fit"):
+                    continue
+                body = item.body
+                if ast.get_docstring(item) is not None:
+                    body = body[1:]
+                lines = body[-1].end_lineno - body[0].lineno + 1 if body else 0
+                found[f"{module}:{node.name}"] = lines
+    return found
+
+
+def test_modules_are_under_the_line_limit():
+    over = {
+        m: n
+        for m, n in module_lines(_root()).items()
+        if n > MAX_MODULE_LINES and m not in MODULES_OVER
+    }
+    assert not over, f"modules over {MAX_MODULE_LINES} lines: {over}"
+
+
+def test_fit_methods_are_under_the_line_limit():
+    found = fit_lines(_root())
+    over = {f: n for f, n in found.items() if n > MAX_FIT_LINES and f not in FITS_OVER}
+    assert not over, f"fit methods over {MAX_FIT_LINES} lines: {over}"
+
+
+def test_the_allow_lists_name_only_what_is_over():
+    # An entry that is no longer over the limit must leave its list.
+    lines, fits = module_lines(_root()), fit_lines(_root())
+    assert all(lines.get(m, 0) > MAX_MODULE_LINES for m in MODULES_OVER)
+    assert all(fits.get(f, 0) > MAX_FIT_LINES for f in FITS_OVER)
+
+
+def test_the_size_checks_see_a_long_module_and_a_long_fit(tmp_path):
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    body = "\n".join(f"        x{i} = {i}" for i in range(61))
+    (pkg / "est.py").write_text(
+        f'class E:\n    def fit(self):\n        """Doc."""\n{body}\n' + "\n" * 800
+    )
+    assert module_lines(pkg, "pkg")["pkg.est"] > MAX_MODULE_LINES
+    assert fit_lines(pkg, "pkg") == {"pkg.est:E": 61}

@@ -14,7 +14,7 @@ from sklearn_dpgd import (
     PhasedLocalizationClassifier,
     PrivacyLeakWarning,
 )
-from sklearn_dpgd import baselines as bl
+from sklearn_dpgd._solvers import outpert
 from sklearn_dpgd.accounting import GaussianSteps, gdp_mu, ledger_epsilon
 
 from ._sklearn_checks import expected_failed_checks
@@ -230,14 +230,16 @@ def test_solver_fallback_reaches_the_tolerance(monkeypatch):
     # If L-BFGS-B stops early, gradient descent finishes the job (the release
     # never depends on whether L-BFGS-B converged).
     X, y = _data(n=300)
-    fun = bl._regularised_objective(X, y, "logistic", 1, 0.05, True, 300)
+    fun = outpert._regularised_objective(X, y, "logistic", 1, 0.05, True, 300)
 
     class _Stopped:
         def __init__(self, x):
             self.x = x
 
-    monkeypatch.setattr(bl, "minimize", lambda f, x0, **kw: _Stopped(np.zeros_like(x0)))
-    theta = bl._solve_to_tolerance(fun, 9, 1e-8, 0.25 * 2 + 0.05, 0.05)
+    monkeypatch.setattr(
+        outpert, "minimize", lambda f, x0, **kw: _Stopped(np.zeros_like(x0))
+    )
+    theta = outpert._solve_to_tolerance(fun, 9, 1e-8, 0.25 * 2 + 0.05, 0.05)
     assert np.linalg.norm(fun(theta)[1]) <= 1e-8
 
 

@@ -21,7 +21,7 @@ from sklearn_dpgd import (
     PhasedLocalizationClassifier,
     PrivacyLeakWarning,
 )
-from sklearn_dpgd import baselines as bl
+from sklearn_dpgd._solvers import outpert
 from sklearn_dpgd.accounting import PrivacyLedger, ledger_epsilon
 from sklearn_dpgd.exceptions import BudgetExhaustedError, UnrecordedFitError
 
@@ -102,11 +102,11 @@ def test_output_perturbation_exact_profile_on_a_worst_case_pair(neighboring):
         # sensitivity L / (m alpha) + 2 tol / alpha covered.
         old = []
         for Xs, ys in ((X, y), (X2, y2)):
-            fun = bl._regularised_objective(
+            fun = outpert._regularised_objective(
                 Xs, ys, "huber_hinge", 1, alpha, True, len(ys)
             )
             # Hinge curvature 1 times ||[x, 1]||^2 = 2, plus alpha.
-            old.append(bl._solve_to_tolerance(fun, 2, tol, 2.0 + alpha, alpha))
+            old.append(outpert._solve_to_tolerance(fun, 2, tol, 2.0 + alpha, alpha))
         old_distance = float(np.linalg.norm(old[0] - old[1]))
         assert old_distance == pytest.approx(2 * L / ((m + 1) * alpha), rel=1e-6)
         old_sensitivity = L / (m * alpha) + 2 * tol / alpha

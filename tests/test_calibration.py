@@ -17,7 +17,7 @@ from sklearn_dpgd._calibration import (
     temperature_scale,
 )
 from sklearn_dpgd._public_size import SENSITIVITY_FACTOR
-from sklearn_dpgd._solver import noisy_gradient_descent
+from sklearn_dpgd._solvers.gd import noisy_gradient_descent
 from sklearn_dpgd.accounting import (
     GaussianPrivacyFilter,
     GaussianSteps,

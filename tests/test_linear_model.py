@@ -582,7 +582,7 @@ class _ConstantOracle:
 
 @pytest.mark.parametrize("momentum", [0.0, 0.5])
 def test_normalized_steps_have_the_learning_rate_as_length(momentum):
-    from sklearn_dpgd._solver import noisy_gradient_descent
+    from sklearn_dpgd._solvers.gd import noisy_gradient_descent
 
     direction = np.array([[3.0, 0.0, 4.0]])  # norm 5; the intercept is last
     common = dict(
@@ -648,17 +648,17 @@ def test_auto_clip_norm_rule(Estimator):
 
 
 def test_schedule_with_its_own_steps_takes_gradient_steps(monkeypatch):
-    import sklearn_dpgd.linear_model as lm
+    import sklearn_dpgd._solvers.gd as gd
     from sklearn_dpgd import PURSchedule
 
     seen = []
-    original = lm.noisy_gradient_descent
+    original = gd.noisy_gradient_descent
 
     def spy(oracle, **kwargs):
         seen.append(kwargs["normalize_steps"])
         return original(oracle, **kwargs)
 
-    monkeypatch.setattr(lm, "noisy_gradient_descent", spy)
+    monkeypatch.setattr(gd, "noisy_gradient_descent", spy)
     X, y = _data(n=400, d=6)
     X3, y3 = _data(n=600, d=6, n_classes=3)
     DPLogisticRegression(epsilon=2.0, max_iter=20).fit(X, y)

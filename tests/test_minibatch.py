@@ -14,6 +14,7 @@ from sklearn_dpgd import (
     PrivacyLeakWarning,
     PURSchedule,
 )
+from sklearn_dpgd._solvers.gd import fixed_order_filter as _fixed_order_filter
 from sklearn_dpgd.accounting import (
     compress_ledger,
     ledger_epsilon,
@@ -21,7 +22,6 @@ from sklearn_dpgd.accounting import (
     pld_grid_step,
 )
 from sklearn_dpgd.accounting._records import _expand_ledger
-from sklearn_dpgd.linear_model import _fixed_order_filter
 
 from . import _reference as ref
 

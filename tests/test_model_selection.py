@@ -11,7 +11,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import Normalizer
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-import sklearn_dpgd.linear_model as linear_model
+import sklearn_dpgd._linear_base as linear_model
 from sklearn_dpgd import (
     BudgetExhaustedError,
     DPLogisticRegression,

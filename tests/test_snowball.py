@@ -18,7 +18,7 @@ from sklearn_dpgd import (
     _oracle,
 )
 from sklearn_dpgd._public_size import COUNT_SHARE, count_noise_multiplier
-from sklearn_dpgd._snowball import (
+from sklearn_dpgd._solvers.snowball import (
     assign_slots,
     snowball_batch_sizes,
     snowball_rho,
@@ -297,7 +297,7 @@ def test_snowball_draws_every_random_value_through_make_generator(
 ):
     # secure_mode reaches every generator of the fit (count, order, noise), each
     # seeded by a child of the fit's SeedSequence; nothing else draws randomness.
-    from sklearn_dpgd import _snowball
+    from sklearn_dpgd._solvers import snowball as _snowball
 
     calls = []
 

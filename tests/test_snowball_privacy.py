@@ -26,7 +26,7 @@ from scipy.optimize import brentq
 
 from sklearn_dpgd import DPHuberSVM, PrivacyLeakWarning
 from sklearn_dpgd._public_size import COUNT_SHARE
-from sklearn_dpgd._snowball import snowball_batch_sizes, snowball_rho
+from sklearn_dpgd._solvers.snowball import snowball_batch_sizes, snowball_rho
 from sklearn_dpgd.accounting import SnowballSteps, ledger_epsilon
 
 DELTA = 1e-5

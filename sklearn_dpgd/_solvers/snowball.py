@@ -106,17 +106,18 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import brentq
 
-from . import _losses
-from ._kernels import BLOCK_ROWS
-from ._oracle import PrivateGradientOracle
-from ._public_size import (
+from .. import _losses
+from .._base import FitResult, model_arrays
+from .._kernels import BLOCK_ROWS
+from .._oracle import PrivateGradientOracle
+from .._public_size import (
     COUNT_SHARE,
     count_noise_multiplier,
     needs_count,
     resolve_public_size,
 )
-from ._randomness import make_generator, spawn_seeds
-from .accounting import (
+from .._randomness import make_generator, spawn_seeds
+from ..accounting import (
     DEFAULT_ORDERS,
     AmplifiedIterationFilter,
     GaussianSteps,
@@ -270,8 +271,26 @@ def _scaled_rows(X, fit_intercept, bound):
     return out
 
 
-def fit_snowball(estimator, X, y_index, n_outputs, *, seed):
-    """Run Snowball-SGD for a GD estimator and set its fitted attributes.
+def fit_snowball(
+    X,
+    y_index,
+    n_outputs,
+    *,
+    seed,
+    epsilon,
+    delta,
+    neighboring,
+    public_n_samples,
+    fit_intercept,
+    clip_norm,
+    radius,
+    alpha,
+    loss,
+    huber_width,
+    margin_smoothness,
+    secure_mode,
+):
+    """Run Snowball-SGD on validated data; return what the fit releases.
 
     The caller has charged the active ledgers with the fit's ``(epsilon, delta)``;
     the noisy count of the rows (when the public size must be estimated) and the
@@ -279,9 +298,6 @@ def fit_snowball(estimator, X, y_index, n_outputs, *, seed):
 
     Parameters
     ----------
-    estimator : DPLogisticRegression or DPHuberSVM
-        Validated; ``classes_`` and ``clip_norm_`` already set. Reads
-        ``public_n_samples``, ``secure_mode`` and ``neighboring``.
     X : ndarray or CSR matrix of shape (n_samples, n_features)
         Validated private features.
     y_index : ndarray of shape (n_samples,), int64
@@ -291,11 +307,35 @@ def fit_snowball(estimator, X, y_index, n_outputs, *, seed):
     seed : numpy.random.SeedSequence
         The fit's seed, from :func:`sklearn_dpgd._randomness.draw_seed` (ignored
         in ``secure_mode``).
+    epsilon, delta : float
+        The fit's budget.
+    neighboring : {"add_remove", "replace"}
+        The neighbouring relation.
+    public_n_samples : int or None
+        The declared public size, or None.
+    fit_intercept : bool
+        Whether the last (scaled) column is an intercept.
+    clip_norm : float
+        ``L``, the resolved clipping threshold.
+    radius : float
+        Radius of the ball the iterates are projected on.
+    alpha : float
+        The resolved L2 penalty.
+    loss : {"logistic", "huber_hinge"}
+        The loss (a key of ``_losses.LOSS_CODES``).
+    huber_width : float
+        Width of the huberised hinge (unused by the logistic loss).
+    margin_smoothness : float
+        Curvature ``c`` of the loss in the margin.
+    secure_mode : bool
+        Whether every generator is the secure sampler.
 
     Returns
     -------
-    estimator : DPLogisticRegression or DPHuberSVM
-        The fitted estimator.
+    result : FitResult
+        Coefficients in ``X``'s dtype, ``n_iter = T``, the plan's step sizes, the
+        noise multipliers and ledger of its filter, ``mu=None`` and the epsilon
+        its filter spent.
 
     Raises
     ------
@@ -304,23 +344,20 @@ def fit_snowball(estimator, X, y_index, n_outputs, *, seed):
         estimator has refused ``batch_size`` and ``schedule`` already).
     """
     n, d = X.shape
-    fit_intercept = bool(estimator.fit_intercept)
+    fit_intercept = bool(fit_intercept)
     width = d + int(fit_intercept)
     n_params = n_outputs * width
-    clip_norm = estimator.clip_norm_
-    radius = float(estimator.radius)
-    alpha = estimator.alpha_  # resolved by the estimator
-    row_bound = clip_norm / _gradient_bound(estimator._loss, n_outputs)
-    margin_smoothness, _ = estimator._loss_constants(n_outputs)
+    radius = float(radius)
+    row_bound = clip_norm / _gradient_bound(loss, n_outputs)
     beta = margin_smoothness * row_bound**2 + alpha
-    secure = bool(estimator.secure_mode)
+    secure = bool(secure_mode)
     count_seed, order_seed, noise_seed = spawn_seeds(seed, 3)
-    privacy_filter = AmplifiedIterationFilter(estimator.epsilon, estimator.delta)
+    privacy_filter = AmplifiedIterationFilter(epsilon, delta)
 
-    rho = snowball_rho(estimator.epsilon, estimator.delta)
+    rho = snowball_rho(epsilon, delta)
     count_z = None
     rho_train = rho
-    if needs_count(estimator.neighboring, estimator.public_n_samples):
+    if needs_count(neighboring, public_n_samples):
         count_z = count_noise_multiplier(rho)
         # rho_c^2 + rho_train^2 = rho^2; the factor leaves room for rounding so
         # that the composed curve is not refused for one ulp.
@@ -328,8 +365,8 @@ def fit_snowball(estimator, X, y_index, n_outputs, *, seed):
         privacy_filter.charge(GaussianSteps(count_z))  # before the count
     size = resolve_public_size(
         n,
-        neighboring=estimator.neighboring,
-        public_n_samples=estimator.public_n_samples,
+        neighboring=neighboring,
+        public_n_samples=public_n_samples,
         noise_multiplier=count_z,
         rng=make_generator(count_seed, secure) if count_z is not None else None,
     )
@@ -353,8 +390,8 @@ def fit_snowball(estimator, X, y_index, n_outputs, *, seed):
         _scaled_rows(X, fit_intercept, row_bound),
         np.append(np.asarray(y_index, dtype=np.int64), 0),  # the zero row's label
         n_outputs=n_outputs,
-        loss=_losses.LOSS_CODES[estimator._loss],
-        huber_width=estimator._huber_width(),
+        loss=_losses.LOSS_CODES[loss],
+        huber_width=huber_width,
         clip_norm=clip_norm,
         sensitivity=SENSITIVITY_FACTOR * clip_norm,
         fit_intercept=False,  # the intercept is the last (scaled) column
@@ -385,17 +422,18 @@ def fit_snowball(estimator, X, y_index, n_outputs, *, seed):
     finally:
         numba.set_num_threads(threads)
 
-    estimator.schedule_ = None
-    estimator.coef_ = theta[:, :d].astype(X.dtype)
-    estimator.intercept_ = (
-        theta[:, d] if fit_intercept else np.zeros(n_outputs)
-    ).astype(X.dtype)
-    estimator.public_n_samples_ = m
-    estimator.n_iter_ = T
-    estimator.learning_rates_ = np.asarray(plan.learning_rates, dtype=float)
-    estimator.noise_multipliers_ = privacy_filter.noise_multipliers
-    estimator.ledger_ = privacy_filter.ledger
-    estimator.mu_ = None
-    estimator.delta_ = float(estimator.delta)
-    estimator.epsilon_ = privacy_filter.epsilon_spent
-    return estimator
+    coef, intercept = model_arrays(
+        theta[:, :d], theta[:, d] if fit_intercept else None, X.dtype, fit_intercept
+    )
+    return FitResult(
+        coef=coef,
+        intercept=intercept,
+        ledger=privacy_filter.ledger,
+        mu=None,
+        epsilon=privacy_filter.epsilon_spent,
+        delta=float(delta),
+        public_n_samples=m,
+        n_iter=T,
+        learning_rates=np.asarray(plan.learning_rates, dtype=float),
+        noise_multipliers=privacy_filter.noise_multipliers,
+    )

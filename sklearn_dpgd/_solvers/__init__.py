@@ -1,0 +1,8 @@
+"""The private solvers: each takes arrays, public numbers and an oracle or the
+validated data, and returns a :class:`~sklearn_dpgd._base.FitResult`; none sees an
+estimator.
+
+``gd``: (noisy) gradient descent over a data-independent plan; ``adaptive``: the
+adaptive strategies of ``_adaptive.py`` under their Rényi filter; ``snowball``:
+Snowball-SGD; ``outpert`` and ``localization``: the baselines.
+"""
