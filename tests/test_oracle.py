@@ -137,3 +137,43 @@ def test_noisy_gradient_matches_numpy_twin_and_charges_first(sensitivity):
     expected = (total + 3.0 * sensitivity * noise) / X.shape[0]
     np.testing.assert_allclose(got, expected, rtol=1e-10, atol=1e-12)
     assert filt.ledger == (GaussianSteps(3.0),)
+
+
+@pytest.mark.parametrize("clip", [0.6, 1.0])
+def test_decayed_clip_noise_under_replace(clip):
+    # Replace-one: a row's clipped gradient g_i (||g_i|| <= C') becomes g_i'
+    # (||g_i'|| <= C'), so the clipped sum moves by ||g_i - g_i'|| <= 2 C'. The
+    # oracle was built for C = 1 with Delta = 2 C; at the decayed C' (eq. 9) its
+    # noise std must be z * 2 C', not z * C' (a missing factor 2 fails this).
+    X, y, W, b, _, _ = _problem()
+    filt = FixedOrderRenyiFilter(100.0, 1e-6, 8.0)
+    oracle = _oracle(filt, 4, X, y, sensitivity=2.0)
+    got = oracle.noisy_gradient(W, b, 0.7, clip_norm=clip)
+    want = ref.clipped_gradient_sum(X, y, W, b, True, clip, "logistic")
+    want += 0.7 * 2.0 * clip * np.random.default_rng(4).standard_normal(want.shape)
+    np.testing.assert_allclose(got, want / X.shape[0], rtol=1e-10)
+
+
+@pytest.mark.parametrize("c_obj", [0.95, 3.0])
+def test_sparse_vector_sensitivity_under_replace(c_obj):
+    # Replace-one: query q_i = f(w) - f(w - eta g) with f = sum_j min(l_j, C_obj)
+    # and l_j >= 0. A replaced row changes its two terms by a - b and a' - b' with
+    # a, b, a', b' in [0, C_obj], so q_i moves by at most 2 C_obj (add/remove:
+    # C_obj). Laplace threshold and query noise scales 2 C_obj / (eps / 2) and
+    # 2 C_obj / (eps / 4) (Chen & Lee, Algorithm 1 with Delta_q doubled).
+    X, y, W, b, D, db = _problem()
+    etas = 2.0 * 0.8 ** np.arange(6)
+    public = -0.5 * etas
+    filt = FixedOrderRenyiFilter(10.0, 1e-6, 32)
+    got = _oracle(filt, 9, X, y, sensitivity=2.0).sparse_vector_armijo(
+        W, b, D, db, etas, public, c_obj, 0.05, "laplace"
+    )
+    rng = np.random.default_rng(9)
+    f = ref.clipped_objective_along(
+        X, y, W, b, D, db, np.r_[0.0, etas], True, c_obj, "logistic"
+    )
+    queries = f[0] - f[1:] + public
+    threshold = rng.laplace(0.0, 2.0 * c_obj / 0.025)
+    nu = rng.laplace(0.0, 2.0 * c_obj / 0.0125, size=6)
+    passed = np.flatnonzero(queries + nu >= threshold)
+    assert got == (int(passed[0]) if passed.size else -1)
