@@ -24,6 +24,12 @@ from ._calibration import (
     temperature_scale,
 )
 from ._dask import check_fit_data, is_dask_collection, map_rows
+from ._defaults import (
+    NORMALIZED_STEP_LENGTH,
+    auto_clip_norm,
+    auto_learning_rate,
+    auto_max_iter,
+)
 from ._errors import NotFittedAttributesMixin, refuse_sample_weight
 from ._oracle import PrivateGradientOracle
 from ._public_size import (
@@ -54,19 +60,15 @@ from .schedules import (
     PURSchedule,
     ScheduleContext,
     UniformSchedule,
-    auto_clip_norm,
-    auto_learning_rate,
-    auto_max_iter,
 )
 
 # The L2 sensitivity of a sum of per-example vectors clipped to norm C is C when
 # neighbours differ by adding or removing one row, and 2C when one row is replaced.
 _SENSITIVITY_FACTOR = SENSITIVITY_FACTOR
 
-# Base step length of normalised steps under learning_rate="auto" (parameter units;
-# both losses), chosen with clip_norm="auto" on holdouts of Adult's and Bank's
-# training splits (benchmarks/bench_accuracy.py --ablation).
-_NORMALIZED_STEP_LENGTH = 0.5
+# The base step length of normalised steps ("auto"; see _defaults.py), under the
+# name linear_model and the searches import.
+_NORMALIZED_STEP_LENGTH = NORMALIZED_STEP_LENGTH
 
 
 class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEstimator):

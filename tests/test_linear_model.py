@@ -496,77 +496,6 @@ def test_bad_public_start_raises(params, kwargs, match):
         DPLogisticRegression(epsilon=1.0, **params).fit(X, y, **kwargs)
 
 
-def test_auto_max_iter_grows_with_budget_and_data():
-    from sklearn_dpgd.schedules import auto_max_iter
-
-    t = [auto_max_iter(e, 1e-8, 30000, 107) for e in (0.05, 0.1, 0.4, 1.6, 100.0)]
-    assert t == sorted(t) and t[0] >= 5 and t[-1] == 1000
-    assert auto_max_iter(0.4, 1e-8, 30000, 107, neighboring="replace") < t[2]
-    assert auto_max_iter(0.4, 1e-8, 60000, 107) > t[2]
-    assert auto_max_iter(1e-4, 1e-8, 10, 3) == 5
-    X, y = _data(n=3000)
-    clf = DPLogisticRegression(epsilon=0.4, random_state=0).fit(X, y)
-    assert clf.n_iter_ == auto_max_iter(0.4, 1e-8, 3000, X.shape[1])
-    with pytest.raises(ValueError, match="n_samples"):
-        auto_max_iter(1.0, 1e-8, 0, 3)
-    with pytest.raises(ValueError, match="neighboring"):
-        auto_max_iter(1.0, 1e-8, 10, 3, neighboring="x")
-
-
-@pytest.mark.parametrize(
-    "Estimator, base, normalize_steps, clip_norm",
-    [
-        # Gradient steps: the loss's base step, divided by clip_norm.
-        (DPLogisticRegression, 2.0, False, 1.0),
-        (DPLogisticRegression, 2.0 / 0.25, False, 0.25),
-        (DPHuberSVM, 0.5, False, 1.0),
-        # Normalised steps (the default): a step length of base 0.5, any clip_norm.
-        (DPLogisticRegression, 0.5, "auto", "auto"),
-        (DPHuberSVM, 0.5, True, 2.0),
-    ],
-)
-def test_auto_learning_rate_keeps_the_noisy_radius(
-    Estimator, base, normalize_steps, clip_norm
-):
-    import math
-
-    from sklearn_dpgd.accounting import gdp_mu
-    from sklearn_dpgd.schedules import auto_learning_rate, auto_max_iter
-
-    n, d = 3000, 8
-    factor = (
-        Estimator._horizon_factor
-        if normalize_steps  # "auto" normalises binary problems such as this one
-        else Estimator._gradient_horizon_factor
-    )
-    # The reference rule: base step over mu n / sqrt(d + 1) steps (within bounds).
-    t_ref = round(gdp_mu(0.4, 1e-8) * n / math.sqrt(d + 1))
-    assert 5 < t_ref < 1000
-    T = auto_max_iter(0.4, 1e-8, n, d, horizon_factor=factor)
-    assert abs(T - factor * t_ref) <= 2
-    lr = auto_learning_rate(base, T, 0.4, 1e-8, n, d)
-    assert lr * T == pytest.approx(base * t_ref, rel=2e-3)
-    # Never a larger step than the base, for short runs either.
-    assert auto_learning_rate(base, 3, 0.4, 1e-8, n, d) == base
-    # Capped horizons spread the same radius over at most 1000 steps.
-    big = auto_max_iter(50.0, 1e-8, n, d)
-    with pytest.raises(ValueError, match="horizon_factor"):
-        auto_max_iter(0.4, 1e-8, n, d, horizon_factor=0.0)
-    assert big == 1000
-    assert auto_learning_rate(base, big, 50.0, 1e-8, n, d) == pytest.approx(base)
-    X, y = _data(n=n, d=d)
-    params = dict(epsilon=0.4, normalize_steps=normalize_steps, clip_norm=clip_norm)
-    clf = Estimator(random_state=0, **params).fit(X, y)
-    np.testing.assert_allclose(clf.learning_rates_, lr)
-    assert clf.n_iter_ == T
-    fixed = Estimator(learning_rate=0.3, random_state=0, **params).fit(X, y)
-    np.testing.assert_array_equal(fixed.learning_rates_, 0.3)
-    with pytest.raises(ValueError, match="base_learning_rate"):
-        auto_learning_rate(0.0, 10, 0.4, 1e-8, n, d)
-    with pytest.raises(ValueError, match="n_steps"):
-        auto_learning_rate(1.0, 0, 0.4, 1e-8, n, d)
-
-
 class _ConstantOracle:
     """A stand-in oracle whose noisy gradient is always ``direction``."""
 
@@ -607,44 +536,6 @@ def test_normalized_steps_have_the_learning_rate_as_length(momentum):
     )
     # Without normalisation the same run moves five times as far.
     np.testing.assert_allclose(np.concatenate([plain[0], plain_b]), 5.0 * theta)
-
-
-@pytest.mark.parametrize("Estimator", [DPLogisticRegression, DPHuberSVM])
-def test_auto_clip_norm_rule(Estimator):
-    import math
-
-    from sklearn_dpgd.accounting import gdp_mu
-    from sklearn_dpgd.schedules import auto_clip_norm
-
-    # t / 400 clipped to [0.5, 1], t = mu n / (s sqrt(d')).
-    for n in (100, 2000, 4000, 5000, 10**6):
-        for neighboring, s in (("add_remove", 1), ("replace", 2)):
-            t = gdp_mu(0.5, 1e-8) * n / (s * math.sqrt(7))
-            want = min(1.0, max(0.5, t / 400))
-            got = auto_clip_norm(0.5, 1e-8, n, 6, neighboring=neighboring)
-            assert got == pytest.approx(want, rel=1e-12)
-    assert auto_clip_norm(0.01, 1e-8, 1000, 6) == 0.5
-    assert auto_clip_norm(10.0, 1e-8, 10**6, 6) == 1.0
-    with pytest.raises(ValueError, match="n_samples"):
-        auto_clip_norm(1.0, 1e-8, 0, 6)
-    X, y = _data(n=400, d=6)
-    assert Estimator(epsilon=2.0).fit(X, y).clip_norm_ == 0.5
-    # The rule reads the public size: declared here (an estimate would do too).
-    big = Estimator(epsilon=2.0, max_iter=5, public_n_samples=8000).fit(
-        np.tile(X, (20, 1)), np.tile(y, 20)
-    )
-    assert big.clip_norm_ == auto_clip_norm(2.0, 1e-8, 8000, 6) == 1.0
-    assert Estimator(epsilon=2.0, clip_norm=0.7).fit(X, y).clip_norm_ == 0.7
-    # Gradient steps (the multiclass default) keep the former threshold.
-    X3, y3 = _data(n=600, d=6, n_classes=3)
-    assert Estimator(epsilon=2.0).fit(X3, y3).clip_norm_ == 1.0
-    plain = Estimator(epsilon=2.0, normalize_steps=False).fit(X, y)
-    assert plain.clip_norm_ == 1.0
-    # The strategies designed and measured with clip_norm = 1 keep it.
-    adaptive = Estimator(epsilon=2.0, schedule=AdaptiveStepSchedule()).fit(X, y)
-    assert adaptive.clip_norm_ == 1.0
-    snowball = Estimator(epsilon=2.0, solver="snowball").fit(X, y)
-    assert snowball.clip_norm_ == 1.0
 
 
 def test_schedule_with_its_own_steps_takes_gradient_steps(monkeypatch):
