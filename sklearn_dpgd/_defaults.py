@@ -269,3 +269,83 @@ def auto_learning_rate(
     )
     radius = base_learning_rate * _clip_steps(t)
     return min(float(base_learning_rate), radius / n_steps)
+
+
+def resolve_max_iter(max_iter, schedule, context, *, neighboring, horizon_factor):
+    """The horizon of a fit: ``max_iter``, the schedule's own, or :func:`auto_max_iter`.
+
+    Parameters
+    ----------
+    max_iter : int or "auto"
+        The estimator's parameter.
+    schedule : NoiseSchedule
+        Its resolved schedule (``schedule.horizon(context)`` may fix the horizon).
+    context : ScheduleContext
+        Public quantities of the fit (budget left for training, public size).
+    neighboring : {"add_remove", "replace"}
+    horizon_factor : float
+        Factor of the "auto" rule (the estimator's, by step type).
+
+    Returns
+    -------
+    n_steps : int
+    """
+    if max_iter != "auto":
+        return int(max_iter)
+    return schedule.horizon(context) or auto_max_iter(
+        context.epsilon,
+        context.delta,
+        context.n_samples,
+        context.n_features,
+        n_outputs=context.n_outputs,
+        neighboring=neighboring,
+        fit_intercept=context.fit_intercept,
+        horizon_factor=horizon_factor,
+    )
+
+
+def resolve_learning_rate(
+    learning_rate, n_steps, context, *, normalize_steps, base_learning_rate, neighboring
+):
+    """The step size: ``learning_rate``, or the noisy-radius rule for "auto".
+
+    Normalised steps get a step *length* of base :data:`NORMALIZED_STEP_LENGTH`
+    (parameter units); plain gradient steps get the loss's base step divided by
+    ``context.clip_norm``, so that the step does not depend on the units of the
+    clipped gradient (:func:`auto_learning_rate`).
+
+    Parameters
+    ----------
+    learning_rate : float or "auto"
+        The estimator's parameter.
+    n_steps : int
+        The horizon of the run.
+    context : ScheduleContext
+        Public quantities of the fit.
+    normalize_steps : bool
+        Whether the steps are normalised.
+    base_learning_rate : float
+        The loss's base step of plain gradient steps.
+    neighboring : {"add_remove", "replace"}
+
+    Returns
+    -------
+    learning_rate : float
+    """
+    if learning_rate != "auto":
+        return float(learning_rate)
+    if normalize_steps:
+        base, scale = NORMALIZED_STEP_LENGTH, 1.0
+    else:
+        base, scale = base_learning_rate, 1.0 / context.clip_norm
+    return scale * auto_learning_rate(
+        base,
+        n_steps,
+        context.epsilon,
+        context.delta,
+        context.n_samples,
+        context.n_features,
+        n_outputs=context.n_outputs,
+        neighboring=neighboring,
+        fit_intercept=context.fit_intercept,
+    )

@@ -27,8 +27,8 @@ from ._dask import check_fit_data, is_dask_collection, map_rows
 from ._defaults import (
     NORMALIZED_STEP_LENGTH,
     auto_clip_norm,
-    auto_learning_rate,
-    auto_max_iter,
+    resolve_learning_rate,
+    resolve_max_iter,
 )
 from ._errors import NotFittedAttributesMixin, refuse_sample_weight
 from ._oracle import PrivateGradientOracle
@@ -521,7 +521,15 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
         ``calibration`` is None or ``calibration(coef, intercept,
         privacy_filter=...)``; ``z_count`` the count's noise multiplier or None.
         """
-        n_steps = self._n_steps(schedule, context, normalized)
+        n_steps = resolve_max_iter(
+            self.max_iter,
+            schedule,
+            context,
+            neighboring=self.neighboring,
+            horizon_factor=self._horizon_factor
+            if normalized
+            else self._gradient_horizon_factor,
+        )
         noise_multipliers, learning_rates, normalize_steps = self._plan(
             schedule, n_steps, context, normalized
         )
@@ -583,23 +591,6 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
                 "only; use neighboring='add_remove'."
             )
 
-    def _n_steps(self, schedule, context, normalized):
-        """The horizon: the parameter, the schedule's, or the "auto" rule."""
-        if self.max_iter != "auto":
-            return int(self.max_iter)
-        return schedule.horizon(context) or auto_max_iter(
-            context.epsilon,
-            context.delta,
-            context.n_samples,
-            context.n_features,
-            n_outputs=context.n_outputs,
-            neighboring=self.neighboring,
-            fit_intercept=self.fit_intercept,
-            horizon_factor=self._horizon_factor
-            if normalized
-            else self._gradient_horizon_factor,
-        )
-
     def _plan(self, schedule, n_steps, context, normalized):
         """Noise multipliers and step sizes of a data-independent schedule."""
         noise_multipliers, learning_rates = schedule.plan(n_steps, context)
@@ -615,7 +606,15 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
         normalize_steps = normalized and learning_rates is None
         if learning_rates is None:
             learning_rates = np.full(
-                n_run, self._learning_rate(n_run, context, normalize_steps)
+                n_run,
+                resolve_learning_rate(
+                    self.learning_rate,
+                    n_run,
+                    context,
+                    normalize_steps=normalize_steps,
+                    base_learning_rate=self._base_learning_rate,
+                    neighboring=self.neighboring,
+                ),
             )
         learning_rates = np.asarray(learning_rates, dtype=float)
         if learning_rates.shape != (n_run,) or not np.all(learning_rates > 0):
@@ -639,31 +638,6 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
             type(schedule).plan is NoiseSchedule.plan
         )
         return "rdp" if calibrated else self.accountant
-
-    def _learning_rate(self, n_steps, context, normalize_steps):
-        """The step size: the parameter, or the noisy-radius rule for "auto".
-
-        Normalised steps get a step *length* of base 0.5 (parameter units); plain
-        gradient steps get the loss's base step divided by ``clip_norm_``, so that
-        the step does not depend on the units of the clipped gradient.
-        """
-        if self.learning_rate != "auto":
-            return float(self.learning_rate)
-        if normalize_steps:
-            base, scale = _NORMALIZED_STEP_LENGTH, 1.0
-        else:
-            base, scale = self._base_learning_rate, 1.0 / context.clip_norm
-        return scale * auto_learning_rate(
-            base,
-            n_steps,
-            context.epsilon,
-            context.delta,
-            context.n_samples,
-            context.n_features,
-            n_outputs=context.n_outputs,
-            neighboring=self.neighboring,
-            fit_intercept=context.fit_intercept,
-        )
 
     def _solve_snowball(self, X, y_index, n_outputs, initial, seed):
         """Snowball-SGD: its own plan, public size and accounting; its FitResult."""

@@ -2,6 +2,7 @@
 
 import math
 import warnings
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -143,3 +144,49 @@ def test_auto_clip_norm_rule(Estimator):
     assert adaptive.clip_norm_ == 1.0
     snowball = Estimator(epsilon=2.0, solver="snowball").fit(X, y)
     assert snowball.clip_norm_ == 1.0
+
+
+class _Horizon:
+    def __init__(self, horizon):
+        self._horizon = horizon
+
+    def horizon(self, context):
+        return self._horizon
+
+
+def _context(**kwargs):
+    fields = dict(
+        epsilon=0.4,
+        delta=1e-8,
+        n_samples=3000,
+        n_features=8,
+        n_outputs=1,
+        fit_intercept=True,
+        clip_norm=0.25,
+    )
+    return SimpleNamespace(**{**fields, **kwargs})
+
+
+def test_resolvers_take_the_parameter_then_the_schedule_then_the_rule():
+    context = _context()
+    rule = auto_max_iter(0.4, 1e-8, 3000, 8, horizon_factor=2)
+    kwargs = dict(neighboring="add_remove", horizon_factor=2)
+    assert defaults.resolve_max_iter(7, _Horizon(50), context, **kwargs) == 7
+    assert defaults.resolve_max_iter("auto", _Horizon(50), context, **kwargs) == 50
+    assert defaults.resolve_max_iter("auto", _Horizon(None), context, **kwargs) == rule
+    replace = defaults.resolve_max_iter(
+        "auto", _Horizon(None), context, neighboring="replace", horizon_factor=2
+    )
+    assert replace < rule
+    lr = dict(base_learning_rate=2.0, neighboring="add_remove")
+    assert defaults.resolve_learning_rate(
+        0.3, 10, context, normalize_steps=True, **lr
+    ) == pytest.approx(0.3)
+    # Normalised steps: a step length of base 0.5; gradient steps: the loss's base
+    # step over clip_norm (units of the clipped gradient).
+    assert defaults.resolve_learning_rate(
+        "auto", rule, context, normalize_steps=True, **lr
+    ) == auto_learning_rate(0.5, rule, 0.4, 1e-8, 3000, 8)
+    assert defaults.resolve_learning_rate(
+        "auto", rule, context, normalize_steps=False, **lr
+    ) == 4.0 * auto_learning_rate(2.0, rule, 0.4, 1e-8, 3000, 8)
