@@ -167,7 +167,7 @@ def auto_clip_norm(
     log-loss (at epsilon = 1.6: Adult 0.352 against 0.381, Bank 0.259 against
     0.285), because clipping biases the fitted probabilities;
     ``python benchmarks/bench_accuracy.py --ablation`` prints the evidence. This
-    package's choice, not a rule from the seed papers.
+    package's choice, not a rule from the papers it cites.
 
     Parameters
     ----------
