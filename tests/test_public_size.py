@@ -1,13 +1,8 @@
-"""Privacy rules of the gradient-descent estimators (issue 16 of the audit).
-
-* Under add/remove-one neighbouring the exact number of rows is private: every
-  size-dependent rule uses the public size (declared, or a noisy count charged to
-  the budget), so the fitted attributes other than the noisy model are the same
-  for ``n`` and ``n + 1`` rows.
-* ``random_state=None`` draws fresh entropy (never NumPy's global state); a fixed
-  seed warns.
-* Error messages raised on private data name no private value.
-"""
+"""The public size (``_public_size.py``): under add/remove-one neighbouring the exact
+number of rows is private, so every size-dependent rule uses the public size
+(declared, or a noisy count charged to the budget) and the fitted attributes other
+than the noisy model are the same for ``n`` and ``n + 1`` rows. Error messages
+raised on private data name no private value."""
 
 import math
 import warnings
@@ -176,34 +171,6 @@ def test_ledger_records_the_count_before_the_fit(data):
         with pytest.raises(Exception, match="budget|cap"):
             _fit(DPLogisticRegression(epsilon=1.0, delta=1e-6, classes=[0, 1]), X, y)
     assert len(ledger) == 1
-
-
-def test_none_seed_ignores_numpy_global_state(data):
-    # np.random.seed makes the global state predictable; random_state=None must
-    # not read it, so two fits after the same global seed draw different noise.
-    X, y = data
-    est = DPLogisticRegression(classes=[0, 1], public_n_samples=500)
-    coefs = []
-    for _ in range(2):
-        np.random.seed(0)  # noqa: NPY002 (the legacy global state is the point)
-        with warnings.catch_warnings():
-            warnings.simplefilter("error", PrivacyLeakWarning)
-            coefs.append(clone(est).fit(X, y).coef_)
-    assert not np.array_equal(coefs[0], coefs[1])
-
-
-@pytest.mark.parametrize("random_state", [0, np.random.RandomState(0)])
-def test_fixed_seed_warns(data, random_state):
-    X, y = data
-    est = DPLogisticRegression(classes=[0, 1], random_state=random_state)
-    with pytest.warns(PrivacyLeakWarning, match="subtract"):
-        est.fit(X, y)
-
-
-def test_fixed_seed_is_reproducible(data):
-    X, y = data
-    est = DPLogisticRegression(classes=[0, 1], random_state=5)
-    np.testing.assert_array_equal(_fit(est, X, y).coef_, _fit(est, X, y).coef_)
 
 
 def test_error_messages_name_no_private_label(data):
