@@ -1,4 +1,4 @@
-"""Searches and private pipelines report the tight valid composition (issue 18).
+"""Searches and private pipelines report the tight valid composition.
 
 The reference is dp-accounting's PLD of the same mechanisms, pessimistic (an
 upper bound) and optimistic (a lower bound) on a fine grid; RDP is the

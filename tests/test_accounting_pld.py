@@ -1,4 +1,4 @@
-"""The fast PLD of subsampled Gaussian steps and the PLD calibration (issue 18).
+"""The fast PLD of subsampled Gaussian steps and the PLD calibration.
 
 Each accountant is checked against dp-accounting on the same mechanisms, and the
 reported epsilon against a PLD of exactly what ran on a 4x finer grid.

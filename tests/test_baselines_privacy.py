@@ -1,4 +1,4 @@
-"""Privacy of the baselines on worst-case neighbouring pairs (issue 16, items 2-3).
+"""Privacy of the baselines on worst-case neighbouring pairs.
 
 Each profile test computes the exact privacy profile ``delta(epsilon)`` of the
 actual output distributions of a fit on ``D`` and on a neighbour ``D'`` and

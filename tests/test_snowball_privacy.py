@@ -159,7 +159,7 @@ def test_snowball_fits_follow_the_laws_of_the_exact_profile():
 
 
 def test_snowball_exact_profile_matches_the_issue_reproduction():
-    # The previous release's plan for the issue's pair (DPHuberSVM, epsilon=1,
+    # The previous release's plan for the audited pair (DPHuberSVM, epsilon=1,
     # delta=1e-5, D = 8 identical rows, D' = D plus the row with the other label):
     # one step of B = 6 rows, noise z L on the sum with z = B / sqrt(2): it
     # reported epsilon_ = 0.950, yet its exact epsilon at delta=1e-5 is 1.49.
