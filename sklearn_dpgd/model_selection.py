@@ -116,8 +116,6 @@ _RESERVED = (
     "random_state",
     "secure_mode",
 )
-# Parameters every candidate estimator must have: the search sets them.
-_SET_BY_SEARCH = ("epsilon", "delta", "public_n_samples", "random_state", "secure_mode")
 
 
 _SEARCH_ATTRIBUTES = """\
