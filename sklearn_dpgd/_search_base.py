@@ -345,6 +345,27 @@ class _BasePrivateSearch(
             )
         return est
 
+    def _fit_candidates(self, candidates, X_tr, y_tr, epsilon, seeds, train_size):
+        """Fit every candidate on the train part, each on a new spawned seed."""
+        return [
+            self._private_fit(c, X_tr, y_tr, epsilon, seeds, s, "train", train_size)
+            for c, s in zip(candidates, seeds.candidates(len(candidates)), strict=True)
+        ]
+
+    def _private_selection(self, models, X_val, y_val, epsilon, neighboring, rng):
+        """Charge ``ledger_`` for one comparison, then run it: the winner's index.
+
+        The pure ``epsilon`` is recorded (on the validation part) before the
+        validation rows are read.
+        """
+        self.ledger_.charge(
+            EpsilonDeltaRecord(epsilon),
+            neighboring=neighboring,
+            source="report-noisy-max",
+            part="validation",
+        )
+        return self._report_noisy_max(models, X_val, y_val, epsilon, neighboring, rng)
+
     def _report_noisy_max(self, models, X_val, y_val, epsilon, neighboring, rng):
         """Index of the candidate with the highest Gumbel-noised correct count."""
         y_val = np.asarray(y_val)

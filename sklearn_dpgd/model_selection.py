@@ -97,7 +97,7 @@ from ._search_grids import (
     default_candidates,
 )
 from ._sklearn_compat import Interval
-from .accounting import EpsilonDeltaRecord, gdp_epsilon
+from .accounting import gdp_epsilon
 
 __all__ = [
     "LinearScalingSearch",
@@ -116,8 +116,6 @@ _RESERVED = (
     "random_state",
     "secure_mode",
 )
-# Parameters every candidate estimator must have: the search sets them.
-_SET_BY_SEARCH = ("epsilon", "delta", "public_n_samples", "random_state", "secure_mode")
 
 
 _SEARCH_ATTRIBUTES = """\
@@ -358,11 +356,56 @@ class PrivateGridSearchCV(_BasePrivateSearch):
         """
         refuse_sample_weight(sample_weight, type(self).__name__)
         self._validate_params()
+        default_grid, candidates = self._planned_candidates()
+        neighboring = self._check_estimator(candidates)
+        k = len(candidates)
+        mu, mu_available, mu_refit, count_noise, eps_select = self._plan(
+            float(self.refit_share), neighboring
+        )
+        delta = float(self.delta)
+        mu_candidate = math.sqrt((mu_available**2 - mu_refit**2) / k)
+        eps_candidate = gdp_epsilon(mu_candidate, delta)
+        eps_refit = gdp_epsilon(mu_refit, delta)
+
+        X, y, charge, seeds, (X_tr, y_tr, X_val, y_val) = self._start(
+            X, y, neighboring, count_noise
+        )
+        train_size = self._train_public_size()
+        refit_factors = refit_grid = None
+        if default_grid:
+            candidates, refit_factors, refit_grid = self._default_grids(
+                X, y, (eps_candidate, mu_candidate, eps_refit, mu_refit), train_size
+            )
+        models = self._fit_candidates(
+            candidates, X_tr, y_tr, eps_candidate, seeds, train_size
+        )
+        best = self._private_selection(
+            models,
+            X_val,
+            y_val,
+            eps_select,
+            neighboring,
+            make_generator(seeds.selection, self.secure_mode),
+        )
+        self.best_index_ = best
+        self.selection_epsilon_ = eps_select
+        self.cv_results_ = self._cv_results(
+            candidates, best, eps_candidate, refit_factors
+        )
+        params = refit_grid[best] if default_grid else candidates[best]
+        self._finish(charge, X, y, params, eps_refit, seeds)
+        return self
+
+    def _planned_candidates(self):
+        """``(default_grid, candidates)`` checked before any data is read.
+
+        With the default grid the candidates are placeholders, resolved later
+        from public quantities only: the factors change the step and the
+        horizon, not how a fit is accounted.
+        """
         default_grid = self.param_grid is None
         if default_grid:
             _check_default_grid_estimator(self.estimator, type(self).__name__)
-            # Placeholders: resolved below from public quantities only; the
-            # factors change the step and the horizon, not how a fit is accounted.
             candidates = [{} for _ in DEFAULT_RADIUS_FACTORS]
         else:
             candidates = list(ParameterGrid(self.param_grid))
@@ -374,71 +417,47 @@ class PrivateGridSearchCV(_BasePrivateSearch):
             )
         if not candidates:
             raise ValueError("param_grid must hold at least one candidate.")
-        neighboring = self._check_estimator(candidates)
-        k = len(candidates)
-        mu, mu_available, mu_refit, count_noise, eps_select = self._plan(
-            float(self.refit_share), neighboring
-        )
-        delta = float(self.delta)
-        eps_candidate = gdp_epsilon(
-            math.sqrt((mu_available**2 - mu_refit**2) / k), delta
-        )
-        eps_refit = gdp_epsilon(mu_refit, delta)
+        return default_grid, candidates
 
-        X, y, charge, seeds, (X_tr, y_tr, X_val, y_val) = self._start(
-            X, y, neighboring, count_noise
+    def _default_grids(self, X, y, budgets, train_size):
+        """The default grid's candidates, refit factors and refit parameters.
+
+        ``budgets``: ``(epsilon, mu)`` of a candidate, then of the refit; only
+        public quantities are read (see :meth:`_public_shape`).
+        """
+        eps_candidate, mu_candidate, eps_refit, mu_refit = budgets
+        delta = float(self.delta)
+        n_features, n_classes = self._public_shape(X, y)
+        candidates = default_candidates(
+            self.estimator,
+            eps_candidate,
+            delta,
+            train_size,
+            n_features,
+            n_classes=n_classes,
         )
-        train_size = self._train_public_size()
-        if default_grid:
-            n_features, n_classes = self._public_shape(X, y)
-            candidates = default_candidates(
-                self.estimator,
-                eps_candidate,
-                delta,
-                train_size,
-                n_features,
-                n_classes=n_classes,
-            )
-            # The winner's factor is read at the candidates' budget; see
-            # _transferred_factors for how it is carried to the refit's.
-            refit_factors = _transferred_factors(
-                DEFAULT_RADIUS_FACTORS,
-                math.sqrt((mu_available**2 - mu_refit**2) / k),
-                mu_refit,
-            )
-            refit_grid = default_candidates(
-                self.estimator,
-                eps_refit,
-                delta,
-                self.public_n_samples_,
-                n_features,
-                n_classes=n_classes,
-                radius_factors=refit_factors,
-            )
-        models = [
-            self._private_fit(
-                c, X_tr, y_tr, eps_candidate, seeds, s, "train", train_size
-            )
-            for c, s in zip(candidates, seeds.candidates(k), strict=True)
-        ]
-        self.ledger_.charge(
-            EpsilonDeltaRecord(eps_select),
-            neighboring=neighboring,
-            source="report-noisy-max",
-            part="validation",
+        # The winner's factor is read at the candidates' budget; see
+        # _transferred_factors for how it is carried to the refit's.
+        refit_factors = _transferred_factors(
+            DEFAULT_RADIUS_FACTORS, mu_candidate, mu_refit
         )
-        best = self._report_noisy_max(
-            models,
-            X_val,
-            y_val,
-            eps_select,
-            neighboring,
-            make_generator(seeds.selection, self.secure_mode),
+        refit_grid = default_candidates(
+            self.estimator,
+            eps_refit,
+            delta,
+            self.public_n_samples_,
+            n_features,
+            n_classes=n_classes,
+            radius_factors=refit_factors,
         )
-        self.best_index_ = best
-        self.selection_epsilon_ = eps_select
+        return candidates, refit_factors, refit_grid
+
+    @staticmethod
+    def _cv_results(candidates, best, eps_candidate, refit_factors):
+        """``cv_results_``: the candidates and the winner, never a score."""
+        k = len(candidates)
         results = {"params": candidates}
-        if default_grid:
+        if refit_factors is not None:
             results["param_radius_factor"] = np.ma.masked_array(
                 DEFAULT_RADIUS_FACTORS, mask=False, dtype=object
             )
@@ -450,12 +469,9 @@ class PrivateGridSearchCV(_BasePrivateSearch):
             )
         results["selected"] = np.arange(k) == best
         results["candidate_epsilon"] = np.full(k, eps_candidate)
-        if default_grid:
+        if refit_factors is not None:
             results["refit_radius_factor"] = np.asarray(refit_factors)
-        self.cv_results_ = results
-        params = refit_grid[best] if default_grid else candidates[best]
-        self._finish(charge, X, y, params, eps_refit, seeds)
-        return self
+        return results
 
 
 class LinearScalingSearch(_BasePrivateSearch):
@@ -725,32 +741,43 @@ class LinearScalingSearch(_BasePrivateSearch):
         # The candidates are public choices: drawn from their own seed, not noise.
         sampler = np.random.default_rng(seeds.sampling)
         selection_rng = make_generator(seeds.selection, self.secure_mode)
-        log_lr = np.log(lr_range)
-        log_it = np.log([it_range[0], it_range[1] + 1])
         winners = []
         for eps_c in eps_candidates:
-            lrs = np.exp(sampler.uniform(*log_lr, size=m))
-            its = np.clip(np.floor(np.exp(sampler.uniform(*log_it, size=m))), *it_range)
-            candidates = [
-                {"learning_rate": float(a), "max_iter": int(t)}
-                for a, t in zip(lrs, its, strict=True)
-            ]
-            models = [
-                self._private_fit(c, X_tr, y_tr, eps_c, seeds, s, "train", train_size)
-                for c, s in zip(candidates, seeds.candidates(m), strict=True)
-            ]
+            candidates = self._sample_candidates(sampler, m, lr_range, it_range)
+            models = self._fit_candidates(
+                candidates, X_tr, y_tr, eps_c, seeds, train_size
+            )
             # Each comparison spends half of the comparisons' pure epsilon (basic
             # composition: eps_select / 2 twice is eps_select).
-            self.ledger_.charge(
-                EpsilonDeltaRecord(eps_select / 2),
-                neighboring=neighboring,
-                source="report-noisy-max",
-                part="validation",
-            )
-            best = self._report_noisy_max(
+            best = self._private_selection(
                 models, X_val, y_val, eps_select / 2, neighboring, selection_rng
             )
             winners.append(candidates[best])
+        params = self._extrapolate(
+            winners, eps_candidates, eps_final, lr_range, it_range
+        )
+        self.selection_epsilon_ = eps_select
+        self._finish(charge, X, y, params, eps_final, seeds)
+        return self
+
+    @staticmethod
+    def _sample_candidates(sampler, m, lr_range, it_range):
+        """``m`` pairs (learning rate, steps), log-uniform in the ranges."""
+        log_lr = np.log(lr_range)
+        log_it = np.log([it_range[0], it_range[1] + 1])
+        lrs = np.exp(sampler.uniform(*log_lr, size=m))
+        its = np.clip(np.floor(np.exp(sampler.uniform(*log_it, size=m))), *it_range)
+        return [
+            {"learning_rate": float(a), "max_iter": int(t)}
+            for a, t in zip(lrs, its, strict=True)
+        ]
+
+    def _extrapolate(self, winners, eps_candidates, eps_final, lr_range, it_range):
+        """The final fit's parameters from the line through the two winners.
+
+        Sets ``radius_points_``, ``slope_`` and ``radius_``; reads public values
+        (the private winners) only.
+        """
         radii = [w["learning_rate"] * w["max_iter"] for w in winners]
         slope = (radii[1] - radii[0]) / (eps_candidates[1] - eps_candidates[0])
         # The optimal radius does not shrink as the budget grows (Sec. 2.1: less
@@ -767,13 +794,4 @@ class LinearScalingSearch(_BasePrivateSearch):
         self.radius_points_ = np.column_stack([eps_candidates, radii])
         self.slope_ = slope
         self.radius_ = radius
-        self.selection_epsilon_ = eps_select
-        self._finish(
-            charge,
-            X,
-            y,
-            {"learning_rate": learning_rate, "max_iter": max_iter},
-            eps_final,
-            seeds,
-        )
-        return self
+        return {"learning_rate": learning_rate, "max_iter": max_iter}

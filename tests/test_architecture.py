@@ -200,11 +200,7 @@ MODULES_OVER = {
     # Not split yet (the adaptive schedules are being changed by another change).
     "sklearn_dpgd.schedules",
 }
-FITS_OVER = {
-    # The private searches' fit (100 and 75 lines): not split into stages yet.
-    "sklearn_dpgd.model_selection:LinearScalingSearch",
-    "sklearn_dpgd.model_selection:PrivateGridSearchCV",
-}
+FITS_OVER = set()
 
 
 def module_lines(root, package=PACKAGE):
