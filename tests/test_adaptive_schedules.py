@@ -1,0 +1,169 @@
+"""The adaptive strategy objects of sklearn_dpgd._adaptive_schedules.
+
+Their validation, their public path (``sklearn_dpgd.schedules``: documentation and
+pickles name it), the privacy filter and nominal iteration they plan from public
+quantities, and their public step-size default. The drivers that run them against
+the oracle are tested in test_adaptive.py.
+"""
+
+import dataclasses
+import math
+import pickle
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_classification
+
+from sklearn_dpgd import DPLogisticRegression, _adaptive_schedules, schedules
+from sklearn_dpgd.accounting import (
+    DEFAULT_ORDERS,
+    FixedOrderRenyiFilter,
+    GaussianSteps,
+    NoisyMaxSteps,
+    SparseVectorSteps,
+)
+from sklearn_dpgd.schedules import (
+    AdaptiveSchedule,
+    AdaptiveStepSchedule,
+    LineSearchSchedule,
+    ScheduleContext,
+)
+
+
+def _context(epsilon=1.0, sampling_rate=1.0):
+    return ScheduleContext(
+        epsilon=epsilon,
+        delta=1e-6,
+        n_samples=3000,
+        n_features=8,
+        n_outputs=1,
+        fit_intercept=True,
+        clip_norm=1.0,
+        sensitivity=1.0,
+        alpha=0.01,
+        margin_smoothness=0.25,
+        initial_loss=math.log(2),
+        sampling_rate=sampling_rate,
+    )
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"gamma": 0.0}, "gamma"),
+        ({"n_candidates": 1}, "n_candidates"),
+        ({"selection_fraction": 1.0}, "selection_fraction"),
+        ({"growth": 0.9}, "growth"),
+    ],
+)
+def test_adaptive_step_validation(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        AdaptiveStepSchedule(**kwargs)
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"sampling_rate": 0.0}, "sampling_rate"),
+        ({"noise": "cauchy"}, "noise"),
+        ({"armijo": 1.0}, "armijo"),
+        ({"backtrack": 1.5}, "backtrack"),
+        ({"max_backtracks": 0}, "max_backtracks"),
+        ({"phi_max": 1.0}, "phi_max"),
+        ({"clip_decay": 1.0}, "clip_decay"),
+    ],
+)
+def test_line_search_validation(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        LineSearchSchedule(**kwargs)
+    with pytest.raises(TypeError, match="max_backtracks"):
+        LineSearchSchedule(max_backtracks=2.5)
+
+
+def test_line_search_budget_rule_validation():
+    with pytest.raises(ValueError, match="budget_rule must be 'adaptive', 'always'"):
+        LineSearchSchedule(budget_rule="must")
+    with pytest.raises(ValueError, match="budget_rule must be 'adaptive' when"):
+        LineSearchSchedule(sampling_rate=1.0, budget_rule="never")
+
+
+@pytest.mark.parametrize(
+    "schedule", [AdaptiveStepSchedule(), LineSearchSchedule(noise="gaussian")]
+)
+def test_frozen_values_with_the_public_path(schedule):
+    cls = type(schedule)
+    assert cls.__module__ == "sklearn_dpgd.schedules"
+    assert getattr(schedules, cls.__name__) is getattr(
+        _adaptive_schedules, cls.__name__
+    )
+    assert isinstance(schedule, AdaptiveSchedule)
+    assert schedule == cls(**dataclasses.asdict(schedule))
+    assert hash(schedule) == hash(cls(**dataclasses.asdict(schedule)))
+    assert repr(schedule).startswith(f"{cls.__name__}(")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        schedule.objective_clip = 2.0
+    data = pickle.dumps(schedule)
+    assert b"sklearn_dpgd.schedules" in data and b"_adaptive_schedules" not in data
+    assert pickle.loads(data) == schedule
+
+
+def test_a_fitted_estimator_holding_one_pickles():
+    X, y = make_classification(n_samples=400, n_features=4, random_state=0)
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    clf = DPLogisticRegression(
+        epsilon=1.0, schedule=LineSearchSchedule(), classes=[0, 1], random_state=0
+    ).fit(X, y)
+    data = pickle.dumps(clf)
+    assert b"_adaptive_schedules" not in data
+    back = pickle.loads(data)
+    assert back.schedule_ == clf.schedule_ == LineSearchSchedule()
+    np.testing.assert_array_equal(back.decision_function(X), clf.decision_function(X))
+
+
+def test_nominal_iterations_are_the_documented_mechanisms():
+    ctx = _context(epsilon=1.2)
+    agd = AdaptiveStepSchedule(selection_fraction=0.01, gradient_fraction=0.02)
+    gauss, select = agd._nominal_iteration(ctx)
+    # rho_ng = (0.02 epsilon)^2 / 2 is a Gaussian step of multiplier 1 / sqrt(2 rho).
+    assert gauss.noise_multiplier == pytest.approx(1 / (0.02 * 1.2), rel=1e-12)
+    assert select == NoisyMaxSteps(0.01 * 1.2)
+    for noise, budget in (("laplace", 0.012), ("gaussian", 0.5 * 0.012**2)):
+        line = LineSearchSchedule(noise=noise, iteration_fraction=0.01)
+        gauss, search = line._nominal_iteration(ctx)
+        assert gauss == GaussianSteps(1 / 0.012, 0.1)
+        assert search.noise == noise and search.sampling_rate == 0.1
+        assert search.budget == pytest.approx(budget, rel=1e-12)
+        assert isinstance(search, SparseVectorSteps)
+
+
+@pytest.mark.parametrize(
+    "schedule, q",
+    [
+        (AdaptiveStepSchedule(), 1.0),
+        (LineSearchSchedule(sampling_rate=1.0), 1.0),
+        (LineSearchSchedule(), 0.1),
+    ],
+)
+def test_make_filter_fixes_the_budget_and_an_order(schedule, q):
+    ctx = _context(epsilon=0.7, sampling_rate=q)
+    filt = schedule.make_filter(ctx)
+    assert isinstance(filt, FixedOrderRenyiFilter)
+    assert (filt.epsilon, filt.delta) == (0.7, 1e-6)
+    assert filt.order in DEFAULT_ORDERS and filt.rdp_spent == 0.0
+    if schedule.sampling_rate < 1.0:
+        # Subsampled: an integer order (the amplification bound needs one).
+        assert float(filt.order).is_integer()
+
+
+def test_initial_learning_rate_from_public_constants():
+    ctx = _context()
+    # 2 / M with M = 0.25 (data_norm^2 + 1) + alpha.
+    assert LineSearchSchedule().resolved_initial_learning_rate(ctx) == pytest.approx(
+        2 / (0.25 * 2 + 0.01)
+    )
+    assert LineSearchSchedule(data_norm=3.0).resolved_initial_learning_rate(
+        ctx
+    ) == pytest.approx(2 / (0.25 * 10 + 0.01))
+    assert LineSearchSchedule(initial_learning_rate=0.3).resolved_initial_learning_rate(
+        ctx
+    ) == pytest.approx(0.3)
