@@ -1,5 +1,6 @@
 """The "auto" rules (sklearn_dpgd/_defaults.py) and how the estimators use them."""
 
+import itertools
 import math
 import warnings
 from types import SimpleNamespace
@@ -190,3 +191,141 @@ def test_resolvers_take_the_parameter_then_the_schedule_then_the_rule():
     assert defaults.resolve_learning_rate(
         "auto", rule, context, normalize_steps=False, **lr
     ) == 4.0 * auto_learning_rate(2.0, rule, 0.4, 1e-8, 3000, 8)
+
+
+# ---- the rules against their documented formulas, over public inputs
+
+# Public inputs: every (neighbouring, intercept, outputs) case is a test, over budgets
+# and sizes that reach both bounds of the rules.
+CASES = [
+    (neighboring, fit_intercept, n_outputs)
+    for neighboring in ("add_remove", "replace")
+    for fit_intercept in (True, False)
+    for n_outputs in (1, 3)
+]
+SIZES = [(e, n) for e in (0.01, 0.1, 0.4, 1.6, 50.0) for n in (10, 1000, 30000, 10**6)]
+D = 7
+
+
+def _unit(epsilon, n, neighboring, fit_intercept, n_outputs):
+    """``mu n / (s sqrt(d'))`` with ``d' = n_outputs (d + fit_intercept)``."""
+    s = 2.0 if neighboring == "replace" else 1.0
+    return gdp_mu(epsilon, 1e-8) * n / (s * math.sqrt(n_outputs * (D + fit_intercept)))
+
+
+def _kw(neighboring, fit_intercept, n_outputs):
+    return dict(
+        neighboring=neighboring, fit_intercept=fit_intercept, n_outputs=n_outputs
+    )
+
+
+def test_documented_constants():
+    # The docstrings promise [5, 1000] steps, c = 4 and the threshold t / 400.
+    assert defaults.AUTO_MAX_ITER_BOUNDS == (5, 1000)
+    assert defaults.AUTO_HORIZON_FACTOR == 4
+    assert defaults.AUTO_CLIP_SCALE == 400.0
+
+
+@pytest.mark.parametrize("neighboring, fit_intercept, n_outputs", CASES)
+def test_auto_max_iter_follows_its_formula(neighboring, fit_intercept, n_outputs):
+    kw = _kw(neighboring, fit_intercept, n_outputs)
+    for epsilon, n in SIZES:
+        t = _unit(epsilon, n, neighboring, fit_intercept, n_outputs)
+        for c in (4, 1, 0.5):
+            want = int(min(1000, max(5, round(c * t))))
+            got = auto_max_iter(epsilon, 1e-8, n, D, horizon_factor=c, **kw)
+            assert got == want and isinstance(got, int)
+        assert auto_max_iter(epsilon, 1e-8, n, D, **kw) == int(
+            min(1000, max(5, round(4 * t)))
+        )
+
+
+@pytest.mark.parametrize("neighboring, fit_intercept, n_outputs", CASES)
+def test_auto_clip_norm_follows_its_formula(neighboring, fit_intercept, n_outputs):
+    kw = _kw(neighboring, fit_intercept, n_outputs)
+    for epsilon, n in SIZES:
+        t = _unit(epsilon, n, neighboring, fit_intercept, n_outputs)
+        got = auto_clip_norm(epsilon, 1e-8, n, D, **kw)
+        assert got == pytest.approx(min(1.0, max(0.5, t / 400.0)), rel=1e-12)
+
+
+def test_auto_clip_norm_thresholds():
+    # 0.5 up to t = 200, 1.0 from t = 400, linear in between.
+    mu = gdp_mu(1.0, 1e-8)
+    n_at = {t: t * math.sqrt(D + 1) / mu for t in (150, 300, 500)}
+    assert auto_clip_norm(1.0, 1e-8, round(n_at[150]), D) == 0.5
+    assert auto_clip_norm(1.0, 1e-8, round(n_at[300]), D) == pytest.approx(
+        0.75, abs=1e-3
+    )
+    assert auto_clip_norm(1.0, 1e-8, round(n_at[500]), D) == 1.0
+
+
+@pytest.mark.parametrize("neighboring, fit_intercept, n_outputs", CASES)
+def test_auto_learning_rate_keeps_the_reference_radius(
+    neighboring, fit_intercept, n_outputs
+):
+    kw = _kw(neighboring, fit_intercept, n_outputs)
+    for (epsilon, n), n_steps in itertools.product(SIZES, (1, 37, 5000)):
+        t = _unit(epsilon, n, neighboring, fit_intercept, n_outputs)
+        t_ref = int(min(1000, max(5, round(t))))
+        got = auto_learning_rate(0.5, n_steps, epsilon, 1e-8, n, D, **kw)
+        assert got == pytest.approx(min(0.5, 0.5 * t_ref / n_steps), rel=1e-12)
+        assert 0 < got <= 0.5
+
+
+@pytest.mark.parametrize(
+    "call, error, match",
+    [
+        (lambda: auto_max_iter(0.0, 1e-8, 10, 3), ValueError, "epsilon"),
+        (lambda: auto_max_iter(1.0, 1.5, 10, 3), ValueError, "delta"),
+        (lambda: auto_max_iter(1.0, 1e-8, 0, 3), ValueError, "n_samples"),
+        (lambda: auto_max_iter(1.0, 1e-8, True, 3), ValueError, "n_samples"),
+        (lambda: auto_max_iter(1.0, 1e-8, 10.5, 3), ValueError, "n_samples"),
+        (lambda: auto_max_iter(1.0, 1e-8, 10, 0), ValueError, "n_features"),
+        (lambda: auto_max_iter(1.0, 1e-8, 10, 3, n_outputs=0), ValueError, "n_outputs"),
+        (
+            lambda: auto_max_iter(1.0, 1e-8, 10, 3, neighboring="x"),
+            ValueError,
+            "neighboring",
+        ),
+        (
+            lambda: auto_max_iter(1.0, 1e-8, 10, 3, horizon_factor=math.inf),
+            ValueError,
+            "horizon_factor",
+        ),
+        (
+            lambda: auto_max_iter(1.0, 1e-8, 10, 3, horizon_factor=-1.0),
+            ValueError,
+            "horizon_factor",
+        ),
+        (lambda: auto_clip_norm(1.0, 1e-8, 10, 0), ValueError, "n_features"),
+        (
+            lambda: auto_clip_norm(1.0, 1e-8, 10, 3, neighboring="swap"),
+            ValueError,
+            "neighboring",
+        ),
+        (
+            lambda: auto_learning_rate(math.inf, 10, 1.0, 1e-8, 10, 3),
+            ValueError,
+            "base_learning_rate",
+        ),
+        (
+            lambda: auto_learning_rate(1.0, True, 1.0, 1e-8, 10, 3),
+            ValueError,
+            "n_steps",
+        ),
+        (
+            lambda: auto_learning_rate(1.0, 2.5, 1.0, 1e-8, 10, 3),
+            ValueError,
+            "n_steps",
+        ),
+        (
+            lambda: auto_learning_rate(1.0, 10, 1.0, 1e-8, 10, 3, n_outputs=0),
+            ValueError,
+            "n_outputs",
+        ),
+    ],
+)
+def test_rules_validate_their_arguments(call, error, match):
+    with pytest.raises(error, match=match):
+        call()
