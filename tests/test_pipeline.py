@@ -36,13 +36,6 @@ from sklearn_dpgd.preprocessing import (
 )
 
 
-def _quiet(func):
-    """Run ``func`` with the fixed-seed warnings of the tests silenced."""
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=".*fixes the noise")
-        return func()
-
-
 def _data(n=1000, d=3, seed=0):
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(n, d))

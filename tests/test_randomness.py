@@ -25,32 +25,6 @@ def _fit(estimator, X, y):
         return clone(estimator).fit(X, y)
 
 
-PUBLIC_ATTRIBUTES = (
-    "n_iter_",
-    "clip_norm_",
-    "learning_rates_",
-    "noise_multipliers_",
-    "ledger_",
-    "epsilon_",
-    "delta_",
-    "mu_",
-    "public_n_samples_",
-)
-
-
-def _public_attributes(clf):
-    return {name: getattr(clf, name) for name in PUBLIC_ATTRIBUTES}
-
-
-def _assert_same(a, b):
-    assert a.keys() == b.keys()
-    for name in a:
-        if isinstance(a[name], np.ndarray):
-            np.testing.assert_array_equal(a[name], b[name], err_msg=name)
-        else:
-            assert a[name] == b[name], name
-
-
 def test_none_seed_ignores_numpy_global_state(data):
     # np.random.seed makes the global state predictable; random_state=None must
     # not read it, so two fits after the same global seed draw different noise.
