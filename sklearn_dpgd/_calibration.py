@@ -76,6 +76,8 @@ MARGIN_SCALE = 8.0
 N_STEPS = 100
 #: ``1 / L`` for the mean logistic loss of rows of norm <= 1 (``L = 1/4``), halved.
 LEARNING_RATE = 2.0
+#: Heavy-ball momentum and averaged share of the iterates: the estimators' defaults.
+MOMENTUM, AVERAGE = 0.9, 0.5
 #: Bound of a row's gradient norm in this stage: ``|u_i| <= 1``.
 CLIP_NORM = 1.0
 #: The fitted factor ``a`` is kept inside this range (post-processing of the
@@ -191,8 +193,8 @@ def temperature_scale(
         noise_multipliers=np.full(N_STEPS, noise_multiplier),
         learning_rates=np.full(N_STEPS, LEARNING_RATE),
         alpha=0.0,
-        momentum=0.9,
-        average=0.5,
+        momentum=MOMENTUM,
+        average=AVERAGE,
         normalize_steps=False,
         initial=np.array([[MARGIN_SCALE, 0.0]]),
     )

@@ -10,8 +10,11 @@ from sklearn.metrics import log_loss
 
 from sklearn_dpgd import DPHuberSVM, DPLogisticRegression
 from sklearn_dpgd._calibration import (
+    AVERAGE,
     CALIBRATION_SHARE,
+    LEARNING_RATE,
     MARGIN_SCALE,
+    MOMENTUM,
     N_STEPS,
     calibration_noise_multiplier,
     temperature_scale,
@@ -225,10 +228,10 @@ def test_temperature_noise_has_the_stated_sensitivity(neighboring, factor):
     w_unit, _, _ = noisy_gradient_descent(
         _ConstantGradient(1.0),
         noise_multipliers=np.full(N_STEPS, z),
-        learning_rates=np.full(N_STEPS, 2.0),
+        learning_rates=np.full(N_STEPS, LEARNING_RATE),
         alpha=0.0,
-        momentum=0.9,
-        average=0.5,
+        momentum=MOMENTUM,
+        average=AVERAGE,
         initial=np.array([[MARGIN_SCALE, 0.0]]),
     )
     unit_shift = (w_unit[0, 0] - MARGIN_SCALE) / MARGIN_SCALE
