@@ -18,6 +18,13 @@ from .schedules import auto_learning_rate, auto_max_iter
 #: :func:`default_candidates`): the default itself and 4 and 16 times longer walks.
 DEFAULT_RADIUS_FACTORS = (1.0, 4.0, 16.0)
 
+#: The L2 penalty of each default-grid candidate, aligned with
+#: :data:`DEFAULT_RADIUS_FACTORS`: "auto" keeps the estimator's ``alpha="auto"``
+#: (``1 / public_n_samples``), a number replaces it. The longest walk runs without
+#: the penalty: a penalty of ``1 / m`` caps how far the coefficients can travel,
+#: which is what a longer walk is for (see :func:`default_candidates`).
+DEFAULT_ALPHAS = ("auto", "auto", 0.0)
+
 
 def _check_default_grid_estimator(estimator, owner):
     """The estimator must resolve its step and horizon by the package's rules."""
@@ -85,6 +92,7 @@ def default_candidates(
     *,
     n_classes=2,
     radius_factors=DEFAULT_RADIUS_FACTORS,
+    alphas=DEFAULT_ALPHAS,
 ):
     """The default grid of a private grid search at one budget and shape.
 
@@ -94,7 +102,17 @@ def default_candidates(
     the default's (Panda et al., "A new linear scaling rule for private adaptive
     hyperparameter optimization", ICML 2024, Sec. 2.1: for noisy gradient descent
     the pair matters mostly through this product). With a factor of 1 the
-    candidate *is* the estimator's untuned default. Everything is a function of
+    candidate *is* the estimator's untuned default. If the estimator's ``alpha``
+    is "auto", candidate ``j`` also takes the L2 penalty ``alphas[j]`` where it is
+    a number (by default the longest walk, 16 times the default radius, runs with
+    ``alpha=0``); an ``alpha`` the user set is kept for every candidate. The
+    default penalty ``1 / m`` is scikit-learn's ``C=1.0``; on data whose signal
+    needs large coefficients (many weak or badly scaled features, rows scaled to
+    unit norm) it costs accuracy that no step length recovers (on the badly
+    scaled task of ``benchmarks/bench_tuning_new_data.py`` at epsilon 2: 0.814
+    with it, 0.873 without it at 16 times the radius), so the grid, like a
+    scikit-learn user tuning ``C``, also tries the unpenalised objective.
+    Everything is a function of
     public quantities (the budget, the public size, the number of features and
     of classes) through :func:`~sklearn_dpgd.schedules.auto_max_iter` and
     :func:`~sklearn_dpgd.schedules.auto_learning_rate`; no data is read.
@@ -122,11 +140,16 @@ def default_candidates(
         Number of classes (public, e.g. ``len(estimator.classes)``), >= 2.
     radius_factors : sequence of float, default=DEFAULT_RADIUS_FACTORS
         Multiples of the default radius, each finite and > 0.
+    alphas : sequence of {"auto"} or float, default=DEFAULT_ALPHAS
+        The L2 penalty of each candidate, as long as ``radius_factors``: "auto"
+        keeps the estimator's, a number (finite, >= 0) sets ``alpha`` where the
+        estimator's ``alpha`` is "auto".
 
     Returns
     -------
     candidates : list of dict
-        One ``{"learning_rate": float, "max_iter": int}`` per factor, in order.
+        One ``{"learning_rate": float, "max_iter": int}`` per factor, in order,
+        with an ``"alpha"`` entry where ``alphas`` sets one.
 
     Raises
     ------
@@ -135,10 +158,11 @@ def default_candidates(
     ValueError
         If the estimator does not use the "auto" rules, or ``epsilon``,
         ``delta``, ``n_samples``, ``n_features``, ``n_classes`` or
-        ``radius_factors`` is invalid (the message names it).
+        ``radius_factors`` or ``alphas`` is invalid (the message names it).
     """
     _check_default_grid_estimator(estimator, "default_candidates")
     factors = _check_radius_factors(radius_factors)
+    penalties = _check_alphas(alphas, len(factors))
     if isinstance(n_classes, bool) or not isinstance(n_classes, Integral):
         raise ValueError(f"n_classes must be an integer >= 2, got {n_classes!r}.")
     if n_classes < 2:
@@ -151,7 +175,12 @@ def default_candidates(
     step, n_steps = _auto_step_and_horizon(
         estimator, float(epsilon), float(delta), n_samples, n_features, n_outputs
     )
-    return [{"learning_rate": f * step, "max_iter": n_steps} for f in factors]
+    candidates = [{"learning_rate": f * step, "max_iter": n_steps} for f in factors]
+    if estimator.get_params(deep=False)["alpha"] == "auto":
+        for candidate, alpha in zip(candidates, penalties, strict=True):
+            if alpha != "auto":
+                candidate["alpha"] = alpha
+    return candidates
 
 
 def _transferred_factors(factors, mu_candidate, mu_refit):
@@ -183,3 +212,20 @@ def _check_radius_factors(radius_factors):
             f"{radius_factors!r}."
         )
     return factors
+
+
+def _check_alphas(alphas, n_factors):
+    try:
+        penalties = tuple(a if isinstance(a, str) else float(a) for a in alphas)
+    except (TypeError, ValueError):
+        penalties = ()
+    valid = len(penalties) == n_factors and all(
+        a == "auto" if isinstance(a, str) else (math.isfinite(a) and a >= 0)
+        for a in penalties
+    )
+    if not valid:
+        raise ValueError(
+            f"alphas must hold one 'auto' or finite number >= 0 for each of the "
+            f"{n_factors} radius factors, got {alphas!r}."
+        )
+    return penalties

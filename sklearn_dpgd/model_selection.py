@@ -91,6 +91,7 @@ from ._errors import refuse_sample_weight
 from ._randomness import make_generator
 from ._search_base import _BasePrivateSearch
 from ._search_grids import (
+    DEFAULT_ALPHAS,
     DEFAULT_RADIUS_FACTORS,
     _check_default_grid_estimator,
     _transferred_factors,
@@ -180,7 +181,9 @@ class PrivateGridSearchCV(_BasePrivateSearch):
         ``max_iter="auto"``, ``schedule=None`` and ``solver="gd"``: the
         automatic horizon with 1, 4 and 16 times the automatic step
         (``DEFAULT_RADIUS_FACTORS`` of the default noisy radius
-        ``learning_rate * max_iter``; factor 1 *is* the untuned default), built by
+        ``learning_rate * max_iter``; factor 1 *is* the untuned default), the
+        longest walk without the L2 penalty (``DEFAULT_ALPHAS``: ``alpha=0``
+        where the estimator's ``alpha`` is "auto"), built by
         :func:`default_candidates` from public quantities only (the candidates'
         budget and public size, the number of features and of classes). The
         winning factor ``f`` is refit as ``1 + (f - 1) mu_c / mu_r`` (``mu_c``,
@@ -435,6 +438,7 @@ class PrivateGridSearchCV(_BasePrivateSearch):
             train_size,
             n_features,
             n_classes=n_classes,
+            alphas=DEFAULT_ALPHAS,
         )
         # The winner's factor is read at the candidates' budget; see
         # _transferred_factors for how it is carried to the refit's.
@@ -449,6 +453,7 @@ class PrivateGridSearchCV(_BasePrivateSearch):
             n_features,
             n_classes=n_classes,
             radius_factors=refit_factors,
+            alphas=DEFAULT_ALPHAS,
         )
         return candidates, refit_factors, refit_grid
 

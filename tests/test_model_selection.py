@@ -26,6 +26,7 @@ from sklearn_dpgd.accounting import (
     gdp_mu_from_noise_multipliers,
 )
 from sklearn_dpgd.model_selection import (
+    DEFAULT_ALPHAS,
     DEFAULT_RADIUS_FACTORS,
     LinearScalingSearch,
     PrivateGridSearchCV,
@@ -431,3 +432,27 @@ def test_linear_scaling_search_runs_with_all_defaults(data):
     assert search.epsilon_ == pytest.approx(1.0, rel=1e-8)
     assert 5 <= search.best_params_["max_iter"] <= 1000
     assert 0.1 <= search.best_params_["learning_rate"] <= 10.0
+
+
+@pytest.mark.parametrize("winner", range(len(DEFAULT_RADIUS_FACTORS)))
+def test_default_grid_refits_the_winners_penalty(data, monkeypatch, winner):
+    # Whichever candidate wins, the refit takes its penalty: "auto" (1 / m)
+    # for the shorter walks, DEFAULT_ALPHAS' 0 for the longest.
+    monkeypatch.setattr(
+        PrivateGridSearchCV,
+        "_private_selection",
+        staticmethod(lambda *args, **kwargs: winner),
+    )
+    X, y = data
+    search = PrivateGridSearchCV(
+        DPLogisticRegression(classes=[0, 1]), epsilon=1.0, delta=DELTA, random_state=0
+    ).fit(X, y)
+    refit = search.best_estimator_
+    expected = DEFAULT_ALPHAS[winner]
+    assert search.best_params_.get("alpha", "auto") == expected
+    assert search.cv_results_["params"][winner].get("alpha", "auto") == expected
+    if expected == "auto":
+        assert refit.alpha == "auto"
+        assert refit.alpha_ == pytest.approx(1.0 / search.public_n_samples_)
+    else:
+        assert refit.alpha == refit.alpha_ == expected

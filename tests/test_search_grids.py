@@ -5,7 +5,11 @@ import pytest
 from sklearn.base import clone
 
 from sklearn_dpgd import DPHuberSVM, DPLogisticRegression
-from sklearn_dpgd._search_grids import DEFAULT_RADIUS_FACTORS, default_candidates
+from sklearn_dpgd._search_grids import (
+    DEFAULT_ALPHAS,
+    DEFAULT_RADIUS_FACTORS,
+    default_candidates,
+)
 
 DELTA = 1e-6
 
@@ -73,3 +77,43 @@ def test_default_candidates_validation(kwargs, match):
     args.update(kwargs)
     with pytest.raises(ValueError, match=match):
         default_candidates(DPLogisticRegression(), **args)
+
+
+def test_default_grid_drops_the_penalty_on_its_longest_walk():
+    # With alpha="auto" the longest walk runs unpenalised (DEFAULT_ALPHAS); the
+    # other candidates keep the estimator's "auto" (no alpha entry).
+    grid = default_candidates(DPLogisticRegression(), 1.0, DELTA, 1000, 5)
+    assert [c.get("alpha", "auto") for c in grid] == list(DEFAULT_ALPHAS)
+    assert (
+        DEFAULT_ALPHAS[DEFAULT_RADIUS_FACTORS.index(max(DEFAULT_RADIUS_FACTORS))] == 0
+    )
+    assert DEFAULT_ALPHAS[DEFAULT_RADIUS_FACTORS.index(1.0)] == "auto"
+    # A penalty the user set is kept for every candidate.
+    grid = default_candidates(DPLogisticRegression(alpha=0.01), 1.0, DELTA, 1000, 5)
+    assert all("alpha" not in c for c in grid)
+    # Explicit penalties, aligned with the factors.
+    grid = default_candidates(
+        DPLogisticRegression(),
+        1.0,
+        DELTA,
+        1000,
+        5,
+        radius_factors=(1.0, 2.0),
+        alphas=(0.5, "auto"),
+    )
+    assert grid[0]["alpha"] == 0.5 and "alpha" not in grid[1]
+
+
+@pytest.mark.parametrize(
+    "alphas",
+    [
+        ("auto",),
+        ("auto", "auto", -1.0),
+        ("auto", "auto", float("nan")),
+        ("big",) * 3,
+        3,
+    ],
+)
+def test_default_candidates_rejects_bad_alphas(alphas):
+    with pytest.raises(ValueError, match="alphas"):
+        default_candidates(DPLogisticRegression(), 1.0, DELTA, 1000, 5, alphas=alphas)
