@@ -58,14 +58,14 @@ class LocalRows:
         self._sparse = sp.issparse(X)
         self._threads = fit_threads()
         self._chooser = ThreadChooser(self._threads)
+        # The row norms are read once per fit: their serial twin (a few ms on
+        # Adult) beats compiling the parallel one (0.7 s on a first fit).
         if self._sparse:
             self._csr = (X.data, X.indices, X.indptr, X.shape[1])
-            self._row_norms = row_norms_csr.run(
-                self._threads, X.data, X.indptr, fit_intercept
-            )
+            self._row_norms = row_norms_csr.serial(X.data, X.indptr, fit_intercept)
         else:
             self._X = X
-            self._row_norms = row_norms.run(self._threads, X, fit_intercept)
+            self._row_norms = row_norms.serial(X, fit_intercept)
         self._y = y
         self.n_samples, self.n_features = X.shape
         self._all_rows = np.arange(self.n_samples, dtype=np.int64)
