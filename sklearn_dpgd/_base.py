@@ -145,3 +145,35 @@ def set_fitted(estimator, result):
     for name, value in result.outputs.items():
         setattr(estimator, name, value)
     return estimator
+
+
+# Rows per block of linear_scores' float64 copies (about 8 MB each).
+_SCORE_BLOCK_ENTRIES = 1 << 20
+
+
+def linear_scores(X, coef):
+    """``X @ coef.T`` in float64, without a float64 copy of a float32 ``X``.
+
+    NumPy's product of a float32 array with a float64 one does not call BLAS: on
+    400,000 x 100 it took 0.70 s against 0.012 s in float64, half of a 50-step fit.
+    A float32 ``X`` is converted block by block (``_SCORE_BLOCK_ENTRIES`` entries at
+    a time), so the products are float64 BLAS calls on exact copies of the data.
+
+    Parameters
+    ----------
+    X : ndarray, sparse matrix or dask array of shape (n_samples, n_features)
+    coef : ndarray of shape (n_outputs, n_features)
+
+    Returns
+    -------
+    scores : ndarray of shape (n_samples, n_outputs), float64
+        A dask array (lazy, row-chunked as ``X``) for dask input.
+    """
+    coef = np.asarray(coef, dtype=np.float64)
+    if not isinstance(X, np.ndarray) or X.dtype == np.float64:
+        return X @ coef.T  # sparse: an ndarray; dask: stays lazy
+    out = np.empty((X.shape[0], coef.shape[0]))
+    step = max(1, _SCORE_BLOCK_ENTRIES // max(X.shape[1], 1))
+    for lo in range(0, X.shape[0], step):
+        out[lo : lo + step] = X[lo : lo + step].astype(np.float64) @ coef.T
+    return out

@@ -40,6 +40,7 @@ import math
 
 import numpy as np
 
+from ._base import linear_scores
 from ._losses import LOSS_CODES
 from ._oracle import PrivateGradientOracle
 from ._solvers.gd import noisy_gradient_descent
@@ -118,7 +119,7 @@ def calibration_features(X, coef, intercept):
     U : ndarray or dask.array.Array of shape (n_samples, 1), float64
         C-contiguous (NumPy) or row-chunked as ``X`` (dask).
     """
-    scores = (X @ np.asarray(coef, dtype=float).T + intercept) / MARGIN_SCALE
+    scores = (linear_scores(X, coef) + intercept) / MARGIN_SCALE
     if isinstance(scores, np.ndarray):
         return np.ascontiguousarray(np.clip(scores, -1.0, 1.0), dtype=float)
     return scores.clip(-1.0, 1.0).astype(float)

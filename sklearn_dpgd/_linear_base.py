@@ -17,7 +17,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _losses
-from ._base import set_fitted
+from ._base import linear_scores, set_fitted
 from ._calibration import (
     CALIBRATION_SHARE,
     calibration_noise_multiplier,
@@ -721,7 +721,7 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
         X = validate_data(
             self, X, accept_sparse="csr", dtype=[np.float64, np.float32], reset=False
         )
-        scores = np.asarray(X @ self.coef_.T) + self.intercept_
+        scores = np.asarray(linear_scores(X, self.coef_)) + self.intercept_
         return scores.ravel() if scores.shape[1] == 1 else scores
 
     def predict(self, X):

@@ -4,8 +4,9 @@ import sys
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 
-from sklearn_dpgd import DPLogisticRegression
+from sklearn_dpgd import DPLogisticRegression, _base
 from sklearn_dpgd._base import FitResult, model_arrays, set_fitted
 from sklearn_dpgd.baselines import (
     OutputPerturbationClassifier,
@@ -108,3 +109,20 @@ def test_fit_writes_its_attributes_through_set_fitted(estimator, monkeypatch):
     assert len(seen) == 1
     assert estimator.coef_ is seen[0].coef
     assert estimator.epsilon_ == seen[0].epsilon
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_linear_scores_are_float64_products_block_by_block(monkeypatch, dtype):
+    # A float32 X is converted block by block (here 7 rows at a time, a partial
+    # last block included): the scores are the float64 products of exact copies.
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((50, 3)).astype(dtype)
+    coef = rng.standard_normal((2, 3))
+    monkeypatch.setattr(_base, "_SCORE_BLOCK_ENTRIES", 21)
+    scores = _base.linear_scores(X, coef)
+    assert scores.dtype == np.float64 and scores.shape == (50, 2)
+    np.testing.assert_allclose(
+        scores, X.astype(np.float64) @ coef.T, rtol=1e-13, atol=1e-15
+    )
+    sparse = _base.linear_scores(sp.csr_matrix(X), coef)
+    np.testing.assert_allclose(sparse, scores, rtol=1e-13, atol=1e-15)
