@@ -184,13 +184,11 @@ class PrivateGridSearchCV(_BasePrivateSearch):
         ``learning_rate * max_iter``; factor 1 *is* the untuned default), the
         longest walk without the L2 penalty (``DEFAULT_ALPHAS``: ``alpha=0``
         where the estimator's ``alpha`` is "auto"), built by
-        :func:`default_candidates` from public quantities only (the candidates'
-        budget and public size, the number of features and of classes). The
-        winning factor ``f`` is refit as ``1 + (f - 1) mu_c / mu_r`` (``mu_c``,
-        ``mu_r``: the GDP budgets of a candidate and of the refit), which carries
-        the factor to the refit's budget under the linear rule of Panda et al.
-        (ICML 2024, Sec. 2.2) if the automatic radius has the rule's slope:
-        a factor chosen with a small budget overshoots otherwise.
+        :func:`default_candidates` from public quantities only. The winning
+        factor ``f`` is refit as ``1 + (f - 1) mu_c / mu_r`` (``mu_c``, ``mu_r``:
+        the GDP budgets of a candidate and of the refit), carrying it to the
+        refit's budget under the linear rule of Panda et al. (ICML 2024, Sec.
+        2.2): a factor chosen with a small budget overshoots otherwise.
     epsilon : float, default=1.0
         Total privacy budget of the whole search, > 0.
     delta : float, default=1e-8
