@@ -37,10 +37,12 @@ GNU OpenMP, this is unsafe").
 
 import ctypes
 import os
+import statistics
 import sys
 import threading
 import time
 import types
+from collections import deque
 
 import numba
 from numba import njit
@@ -51,6 +53,13 @@ from threadpoolctl import ThreadpoolController
 # 2-core machine shared with other jobs (load ~4.8): two threads lost to one up to
 # 400,000 entries (n x 20: 1.3 x slower) and won from 1,000,000 (0.66 x).
 SERIAL_WORK = 1_000_000
+
+# Calls per option whose median time ThreadChooser compares.
+_WINDOW = 8
+
+# ThreadChooser runs one thread only if its median time is below this fraction of
+# the parallel kernel's (near-ties go to the parallel kernel; see its docstring).
+_SERIAL_MARGIN = 0.8
 
 # True in a process forked from a parent whose Numba threading layer is GNU OpenMP:
 # the kernels then run their serial twins (see _after_fork_in_child).
@@ -132,30 +141,42 @@ class ThreadChooser:
     processes keep busy, a parallel region waits until every one of its threads is
     scheduled, and one thread can be several times faster; on an idle machine the
     parallel kernel wins. The chooser times both (the first call of each, which may
-    load or compile it, is not counted), then runs the one with the smaller moving
-    average of its times and tries the other every ``probe_every`` calls. Calls
-    below :data:`SERIAL_WORK` always run on one thread.
+    load or compile it, is not counted), then runs the one with the smaller median
+    of its last :data:`_WINDOW` times and tries the other for two calls in a row
+    every ``probe_every`` calls. A parallel call right after a serial one is not
+    timed: its threads were asleep, and waking them (0.5 ms on a virtual machine
+    after a pause of that length) is the price of switching, not of the kernel.
+    Even then, parallel calls interleaved with serial ones ran slower (median 1.32
+    ms on Adult) than a run of parallel calls (about 0.75 ms), so one thread is
+    chosen only when its median is below :data:`_SERIAL_MARGIN` times the parallel
+    one. Without these two rules a moving average of all calls had an Adult fit run
+    a third to a half of its steps on one thread (fit 1.21-1.41 s, against 0.93 s
+    on two threads throughout). Calls below :data:`SERIAL_WORK` always run on one
+    thread.
 
     Parameters
     ----------
     threads : int
         Most threads a call may use (:func:`fit_threads`).
-    probe_every : int, default=16
+    probe_every : int, default=64
         The slower option is timed again once in this many calls.
     """
 
-    def __init__(self, threads, probe_every=16):
+    def __init__(self, threads, probe_every=64):
         self.threads = int(threads)
         self.probe_every = int(probe_every)
-        self.mean = {}  # threads -> moving average of the seconds per call
+        self.times = {}  # threads -> the last _WINDOW seconds per call
         self._seen = set()
         self._calls = 0
+        self._last = None
 
     def _choose(self):
-        if len(self.mean) < 2:  # warming up: alternate, parallel first
-            return self.threads if self._calls % 2 == 0 else 1
-        best = min(self.mean, key=self.mean.get)
-        if self._calls % self.probe_every == 0:
+        if len(self.times) < 2:  # warming up: each twice in a row, parallel first
+            return self.threads if self._calls % 4 < 2 else 1
+        median = {n: statistics.median(t) for n, t in self.times.items()}
+        serial_wins = median[1] < _SERIAL_MARGIN * median[self.threads]
+        best = 1 if serial_wins else self.threads
+        if self._calls % self.probe_every < 2:  # the other, twice in a row
             return 1 if best == self.threads else self.threads
         return best
 
@@ -173,12 +194,12 @@ class ThreadChooser:
         start = time.perf_counter()
         out = kernel.run(choice, *args)
         elapsed = time.perf_counter() - start
+        woken = choice != 1 and self._last != choice  # its threads were asleep
+        self._last = choice
         if choice not in self._seen:
             self._seen.add(choice)  # first call: loading or compiling, not timed
-        elif choice in self.mean:
-            self.mean[choice] += 0.25 * (elapsed - self.mean[choice])
-        else:
-            self.mean[choice] = elapsed
+        elif not woken:
+            self.times.setdefault(choice, deque(maxlen=_WINDOW)).append(elapsed)
         return out
 
 

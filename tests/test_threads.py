@@ -141,18 +141,30 @@ def test_forked_child_of_gnu_openmp_runs_serial(two_threads, monkeypatch):
 
 
 class _FakeKernel:
-    """A kernel whose calls advance a fake clock by a cost per thread count."""
+    """A kernel whose calls advance a fake clock by a cost per thread count.
 
-    def __init__(self, cost, clock):
-        self.cost, self.clock, self.calls = cost, clock, []
+    ``wake``: extra cost of a parallel call right after a serial one (its threads
+    were asleep)."""
+
+    def __init__(self, cost, clock, wake=0.0):
+        self.cost, self.clock, self.calls, self.wake = cost, clock, [], wake
 
     def work(self, *args):
         return _threads.SERIAL_WORK
 
     def run(self, threads, *args):
+        woken = threads > 1 and self.calls and self.calls[-1] == 1
         self.calls.append(threads)
-        self.clock[0] += self.cost[threads]
+        self.clock[0] += self.cost[threads] + (self.wake if woken else 0.0)
         return threads
+
+
+def _chosen(monkeypatch, kernel, calls=100, probe_every=8):
+    monkeypatch.setattr(_threads.time, "perf_counter", lambda: kernel.clock[0])
+    chooser = _threads.ThreadChooser(2, probe_every=probe_every)
+    for _ in range(calls):
+        chooser.run(kernel)
+    return kernel.calls
 
 
 @pytest.mark.parametrize(
@@ -161,17 +173,31 @@ class _FakeKernel:
 def test_thread_chooser_runs_the_faster_option_and_keeps_probing(
     monkeypatch, cost, winner
 ):
-    clock = [0.0]
-    monkeypatch.setattr(_threads.time, "perf_counter", lambda: clock[0])
-    kernel = _FakeKernel(cost, clock)
-    chooser = _threads.ThreadChooser(2, probe_every=8)
-    for _ in range(100):
-        chooser.run(kernel)
-    # Warm-up (each option twice, the first call of each not timed), then the
-    # faster one, with the other tried again once in every 8 calls.
-    assert kernel.calls[:4] == [2, 1, 2, 1]
-    assert kernel.calls[4:].count(winner) >= 80
-    assert 10 <= kernel.calls[4:].count(3 - winner) <= 13
+    calls = _chosen(monkeypatch, _FakeKernel(cost, [0.0]))
+    # Warm-up (each option twice in a row, the first call of each not timed),
+    # then the faster one, with the other tried for two calls in every 8.
+    assert calls[:4] == [2, 2, 1, 1]
+    assert calls[4:].count(winner) >= 70
+    assert 22 <= calls[4:].count(3 - winner) <= 26
+
+
+def test_thread_chooser_does_not_time_the_wake_up_of_parallel_threads(monkeypatch):
+    # Two threads cost 1.0 a call, one 1.5, but the first parallel call after a
+    # serial one pays 5.0 more (its threads were asleep). Timing that call made
+    # one thread look faster, and then every probe of two threads was such a call.
+    kernel = _FakeKernel({1: 1.5, 2: 1.0}, [0.0], wake=5.0)
+    calls = _chosen(monkeypatch, kernel, probe_every=16)
+    assert calls[4:].count(2) >= 80
+
+
+@pytest.mark.parametrize(("serial", "winner"), [(0.9, 2), (0.7, 1)])
+def test_thread_chooser_leaves_near_ties_to_the_parallel_kernel(
+    monkeypatch, serial, winner
+):
+    # One thread is chosen only if its median is below _SERIAL_MARGIN (0.8) times
+    # the parallel kernel's.
+    calls = _chosen(monkeypatch, _FakeKernel({1: serial, 2: 1.0}, [0.0]))
+    assert calls[4:].count(winner) >= 70
 
 
 def test_thread_chooser_keeps_small_calls_serial():
