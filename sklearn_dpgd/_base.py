@@ -147,7 +147,7 @@ def set_fitted(estimator, result):
     return estimator
 
 
-# Rows per block of linear_scores' float64 copies (about 8 MB each).
+# Entries of X per block of linear_scores' float64 copies (8 MB each).
 _SCORE_BLOCK_ENTRIES = 1 << 20
 
 

@@ -113,8 +113,21 @@ def _row_index(ii, rows):
     A signed index makes Numba handle negative indices (``i + n`` for ``i < 0``)
     at every ``X[i, j]``, which LLVM cannot drop when the block bounds are runtime
     values; rows are never negative, and an unsigned index has no such branch.
-    Same sums bit for bit, 9-12% faster dense binary blocks (one thread, Adult-
-    and 400,000 x 100-shaped, float64 and float32).
+    Same sums bit for bit; one thread, the full-batch binary sum of an Adult-shaped
+    float64 matrix (32,561 x 108) went from 1.32 to 1.04 ms and of a 400,000 x 100
+    one from 14.8 to 12.0 ms, a CSR Adult sum from 1.39 to 1.26 ms.
+
+    Parameters
+    ----------
+    ii : int
+        Position in the call's rows, ``lo <= ii < hi`` of a block.
+    rows : ndarray of shape (n_rows,), int64, or None
+        The call's row sample; None for all rows in order.
+
+    Returns
+    -------
+    i : uint64
+        The row of ``X`` to read.
     """
     return np.uint64(ii) if rows is None else np.uint64(rows[ii])
 

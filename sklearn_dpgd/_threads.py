@@ -159,7 +159,8 @@ class ThreadChooser:
     threads : int
         Most threads a call may use (:func:`fit_threads`).
     probe_every : int, default=64
-        The slower option is timed again once in this many calls.
+        The slower option is run (and timed, but for a woken parallel call) for
+        two calls in a row once in this many calls.
     """
 
     def __init__(self, threads, probe_every=64):
