@@ -31,6 +31,15 @@ noisy size count):
 - ``defaults``: ``DPLogisticRegression()`` untuned at the whole budget;
 - ``PrivateGridSearchCV``: with its default grid and budget split;
 - ``LinearScalingSearch``: with its defaults;
+- ``forced_default`` (only with ``--methods``): ``PrivateGridSearchCV`` whose
+  comparison (still charged) always returns the factor-1 candidate, the defaults'
+  configuration: what the search's budget split alone costs when the defaults are
+  the right choice;
+- ``perfect_selector`` (only with ``--methods``): the best on the test set of
+  the searches forced to each candidate in turn, i.e. ``PrivateGridSearchCV``
+  with a selector that never errs: the ceiling of this search design at its
+  budget split, below the ``oracle`` because its refit has ``refit_share`` of
+  the budget;
 - ``oracle``: every candidate of the default grid fitted on all training rows at
   the whole budget (the factor-1 candidate is the ``defaults`` fit itself), the
   best *on the test set* kept: a non-private ceiling (its selection is neither
@@ -51,6 +60,7 @@ from sklearn.preprocessing import Normalizer
 
 from sklearn_dpgd import DPLogisticRegression
 from sklearn_dpgd.model_selection import (
+    DEFAULT_RADIUS_FACTORS,
     LinearScalingSearch,
     PrivateGridSearchCV,
     default_candidates,
@@ -129,6 +139,27 @@ def load(name):
 DATASETS = ("breast_cancer", "digits_odd", "synthetic_scaled", "sparse_text")
 
 
+class _ForcedSearch(PrivateGridSearchCV):
+    """A search whose comparison (charged as usual) returns a fixed index."""
+
+    forced_index = 0
+
+    def _report_noisy_max(self, models, X_val, y_val, epsilon, neighboring, rng):
+        return self.forced_index
+
+
+def _forced_search(X, y, epsilon, seed, refit_share, classes, index):
+    search = _ForcedSearch(
+        DPLogisticRegression(classes=classes),
+        epsilon=epsilon,
+        delta=DELTA,
+        refit_share=refit_share,
+        random_state=seed,
+    )
+    search.forced_index = index
+    return search.fit(X, y)
+
+
 def _runs(X, y, epsilon, seed, refit_share, methods):
     """(method, test-scoring model or list of models) for one budget and seed."""
     classes = np.unique(y)  # public: the label set of each task is known
@@ -156,6 +187,19 @@ def _runs(X, y, epsilon, seed, refit_share, methods):
                 delta=DELTA,
                 random_state=seed,
             ).fit(X, y),
+        )
+    if "forced_default" in methods:
+        yield (
+            "forced_default",
+            _forced_search(X, y, epsilon, seed, refit_share, classes, 0),
+        )
+    if "perfect_selector" in methods:
+        yield (
+            "perfect_selector",
+            [
+                _forced_search(X, y, epsilon, seed, refit_share, classes, j)
+                for j in range(len(DEFAULT_RADIUS_FACTORS))
+            ],
         )
     base = DPLogisticRegression(classes=classes)
     grid = default_candidates(base, epsilon, DELTA, X.shape[0], X.shape[1])
@@ -194,7 +238,10 @@ def main():
     parser.add_argument(
         "--methods",
         default=",".join(METHODS),
-        help="comma-separated subset of the methods (defaults always run)",
+        help=(
+            "comma-separated methods (defaults always run): "
+            + ", ".join(METHODS + ("forced_default", "perfect_selector"))
+        ),
     )
     parser.add_argument("--epsilons", default=",".join(map(str, EPSILONS)))
     parser.add_argument(
@@ -220,7 +267,7 @@ def main():
                 for method, model in _runs(
                     X, y, epsilon, seed, args.refit_share, methods
                 ):
-                    if method == "oracle":
+                    if isinstance(model, list):
                         acc = max(m.score(X_test, y_test) for m in model)
                     else:
                         acc = model.score(X_test, y_test)
