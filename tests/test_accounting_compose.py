@@ -271,3 +271,33 @@ def test_ledger_epsilon_composes_snowball_in_rdp_only():
             ledger_epsilon((plan,), 1e-6, accountant=accountant)
     with pytest.raises(ValueError, match="batch_sizes"):
         SnowballSteps((0,), (1.0,), (0.1,))
+
+
+def test_mixed_ledger_groups_repeated_records_without_changing_the_sum():
+    # ledger_epsilon evaluates each distinct record once per order and the Gaussian
+    # steps in one vectorised call: the same RDP curve as summing record by record
+    # and order by order, whatever the order of the records (a dropped multiplicity
+    # or group changes it by far more than the tolerance).
+    from sklearn_dpgd.accounting import NoisyMaxSteps, SparseVectorSteps
+    from sklearn_dpgd.accounting._records import _record_rdp
+
+    records = (
+        [GaussianSteps(2.0, 1.0, 3)] * 2
+        + [GaussianSteps(5.0, 0.1, 2)] * 5
+        + [GaussianSteps(7.5, 0.1)] * 3
+        + [SparseVectorSteps(0.01, "laplace", 0.1)] * 7
+        + [SparseVectorSteps(0.02, "gaussian", 0.1, count=2)] * 2
+        + [NoisyMaxSteps(0.05)] * 4
+        + [SnowballSteps((4, 4), (1.0, 2.0), (0.1, 0.1))]
+    )
+    ledger = [records[i] for i in np.random.default_rng(0).permutation(len(records))]
+    orders = DEFAULT_ORDERS[DEFAULT_ORDERS == np.round(DEFAULT_ORDERS)]
+    one_by_one = np.array(
+        [sum(float(_record_rdp(r, a)) for r in ledger) for a in orders]
+    )
+    expected = rdp_epsilon(one_by_one, orders, 1e-6)
+    assert ledger_epsilon(ledger, 1e-6) == pytest.approx(expected, rel=1e-12)
+    # Each distinct record counts with its multiplicity.
+    assert ledger_epsilon(ledger[:-1], 1e-6) < ledger_epsilon(ledger, 1e-6)
+    doubled = ledger + [SparseVectorSteps(0.01, "laplace", 0.1)] * 7
+    assert ledger_epsilon(doubled, 1e-6) > ledger_epsilon(ledger, 1e-6)
