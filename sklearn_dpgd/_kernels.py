@@ -160,6 +160,33 @@ def _binary_block(X, y, w, b0, row_norms, rows, lo, hi, clip_norm, loss, h, acc)
 
 
 @njit(cache=True, inline="always")
+def _entries(indptr, i):
+    """Positions ``start, stop`` of row ``i``'s stored entries, as unsigned integers.
+
+    As for :func:`_row_index`: signed positions and column indices make Numba
+    handle negative indices at every ``data[p]``, ``w[indices[p]]`` and
+    ``acc[indices[p]]``. With unsigned ones (and columns read through
+    ``np.uint64(indices[p])``) the sums are the same bit for bit; one thread, a
+    CSR matrix of 200,000 x 20,000 with 20 entries a row, the gathered products
+    of all rows went from 11.1 to 5.4 ms and the scattered updates from 12.2 to
+    6.0 ms (SciPy's ``X @ w``: 7.4 ms).
+
+    Parameters
+    ----------
+    indptr : ndarray of shape (n_samples + 1,), int32 or int64
+        The CSR row pointers.
+    i : int or uint64
+        The row.
+
+    Returns
+    -------
+    start, stop : uint64
+        ``indptr[i]`` and ``indptr[i + 1]``.
+    """
+    return np.uint64(indptr[i]), np.uint64(indptr[i + 1])
+
+
+@njit(cache=True, inline="always")
 def _binary_block_csr(
     data, indices, indptr, y, w, b0, row_norms, rows, lo, hi, clip_norm, loss, h, acc
 ):
@@ -168,10 +195,10 @@ def _binary_block_csr(
     d = acc.shape[0] - 1
     for ii in range(lo, hi):
         i = _row_index(ii, rows)
-        start, stop = indptr[i], indptr[i + 1]
+        start, stop = _entries(indptr, i)
         s = b0
         for p in range(start, stop):
-            s += data[p] * w[indices[p]]
+            s += data[p] * w[np.uint64(indices[p])]
         sign = 2.0 * y[i] - 1.0
         r = loss_derivative(sign * s, loss, h) * sign
         scale = _clip_scale(abs(r), row_norms[i], clip_norm)
@@ -180,7 +207,7 @@ def _binary_block_csr(
         c = scale * r
         if c != 0.0:
             for p in range(start, stop):
-                acc[indices[p]] += c * data[p]
+                acc[np.uint64(indices[p])] += c * data[p]
             acc[d] += c
 
 
@@ -362,11 +389,11 @@ def clipped_gradient_sum_csr(
         r = np.empty(K)
         for ii in range(lo, hi):
             i = _row_index(ii, rows)
-            start, stop = indptr[i], indptr[i + 1]
+            start, stop = _entries(indptr, i)
             for k in range(K):
                 s = b[k] if fit_intercept else 0.0
                 for p in range(start, stop):
-                    s += data[p] * W[k, indices[p]]
+                    s += data[p] * W[k, np.uint64(indices[p])]
                 m[k] = s
             scale = _clip_scale(
                 _residuals(m, y[i], loss, h, r), row_norms[i], clip_norm
@@ -379,7 +406,7 @@ def clipped_gradient_sum_csr(
                     # 2-D indexing, not a view per row (each view costs two
                     # reference-count updates).
                     for p in range(start, stop):
-                        acc[k, indices[p]] += c * data[p]
+                        acc[k, np.uint64(indices[p])] += c * data[p]
                     acc[k, d] += c
     return _finish(partial, fit_intercept)
 
@@ -690,13 +717,14 @@ def clipped_objective_along_csr(
         acc = partial[blk]
         for ii in range(blk * BLOCK_ROWS, min(n, (blk + 1) * BLOCK_ROWS)):
             i = rows[ii]
-            start, stop = indptr[i], indptr[i + 1]
+            start, stop = _entries(indptr, i)
             for k in range(K):
                 su = b[k] if fit_intercept else 0.0
                 sv = db[k] if fit_intercept else 0.0
                 for p in range(start, stop):
-                    su += data[p] * W[k, indices[p]]
-                    sv += data[p] * D[k, indices[p]]
+                    j = np.uint64(indices[p])
+                    su += data[p] * W[k, j]
+                    sv += data[p] * D[k, j]
                 u[k] = su
                 v[k] = sv
             _clipped_losses_along(u, v, y[i], etas, loss, h, objective_clip, acc)
