@@ -21,7 +21,7 @@ from .accounting import (
     GaussianSteps,
     NoisyMaxSteps,
     SparseVectorSteps,
-    _record_rdp,
+    _records_rdp,
     best_filter_order,
 )
 
@@ -70,7 +70,7 @@ class AdaptiveSchedule(ABC):
         if self.sampling_rate < 1.0:
             orders = orders[orders == np.round(orders)]
         records = self._nominal_iteration(context)
-        step = [sum(_record_rdp(r, a) for r in records) for a in orders]
+        step = _records_rdp(records, orders)
         order = best_filter_order(context.epsilon, context.delta, orders, step)
         if self.sampling_rate < 1.0:
             order = int(order)

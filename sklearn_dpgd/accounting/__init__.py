@@ -108,6 +108,9 @@ from ._records import (
 from ._records import (
     _record_rdp as _record_rdp,
 )
+from ._records import (
+    _records_rdp as _records_rdp,
+)
 from ._subsampled import (
     calibrate_poisson_noise_multipliers as calibrate_poisson_noise_multipliers,
 )
