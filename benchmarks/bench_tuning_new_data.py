@@ -140,7 +140,7 @@ DATASETS = ("breast_cancer", "digits_odd", "synthetic_scaled", "sparse_text")
 
 
 class _ForcedSearch(PrivateGridSearchCV):
-    """A search whose comparison (charged as usual) returns a fixed index."""
+    """A search whose comparison (charged as usual) returns ``forced_index``."""
 
     forced_index = 0
 
@@ -148,15 +148,18 @@ class _ForcedSearch(PrivateGridSearchCV):
         return self.forced_index
 
 
-def _forced_search(X, y, epsilon, seed, refit_share, classes, index):
-    search = _ForcedSearch(
+def _grid_search(X, y, epsilon, seed, refit_share, classes, forced_index=None):
+    """``PrivateGridSearchCV`` with its default grid, fitted; its comparison forced
+    to ``forced_index`` (still charged) unless that is None."""
+    search = (PrivateGridSearchCV if forced_index is None else _ForcedSearch)(
         DPLogisticRegression(classes=classes),
         epsilon=epsilon,
         delta=DELTA,
         refit_share=refit_share,
         random_state=seed,
     )
-    search.forced_index = index
+    if forced_index is not None:
+        search.forced_index = forced_index
     return search.fit(X, y)
 
 
@@ -170,13 +173,7 @@ def _runs(X, y, epsilon, seed, refit_share, methods):
     if "PrivateGridSearchCV" in methods:
         yield (
             "PrivateGridSearchCV",
-            PrivateGridSearchCV(
-                DPLogisticRegression(classes=classes),
-                epsilon=epsilon,
-                delta=DELTA,
-                refit_share=refit_share,
-                random_state=seed,
-            ).fit(X, y),
+            _grid_search(X, y, epsilon, seed, refit_share, classes),
         )
     if "LinearScalingSearch" in methods:
         yield (
@@ -191,13 +188,13 @@ def _runs(X, y, epsilon, seed, refit_share, methods):
     if "forced_default" in methods:
         yield (
             "forced_default",
-            _forced_search(X, y, epsilon, seed, refit_share, classes, 0),
+            _grid_search(X, y, epsilon, seed, refit_share, classes, 0),
         )
     if "perfect_selector" in methods:
         yield (
             "perfect_selector",
             [
-                _forced_search(X, y, epsilon, seed, refit_share, classes, j)
+                _grid_search(X, y, epsilon, seed, refit_share, classes, j)
                 for j in range(len(DEFAULT_RADIUS_FACTORS))
             ],
         )
