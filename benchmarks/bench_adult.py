@@ -33,7 +33,7 @@ from sklearn_dpgd import (
     ExponentialDecaySchedule,
     UniformSchedule,
 )
-from sklearn_dpgd._kernels import clipped_gradient_sum, row_norms
+from sklearn_dpgd._engine._kernels import clipped_gradient_sum, row_norms
 from sklearn_dpgd.datasets import load_benchmark_split, paper_preprocessor
 from sklearn_dpgd.schedules import auto_max_iter
 

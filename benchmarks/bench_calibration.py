@@ -65,9 +65,9 @@ from sklearn.preprocessing import (
 )
 
 from sklearn_dpgd import DPLogisticRegression
-from sklearn_dpgd._calibration import CALIBRATION_SHARE
 from sklearn_dpgd.accounting import gdp_mu
 from sklearn_dpgd.datasets import load_benchmark_split, paper_preprocessor
+from sklearn_dpgd.linear_model._calibration import CALIBRATION_SHARE
 
 N_BINS = 15
 

@@ -27,7 +27,7 @@ import time
 import numpy as np
 
 from sklearn_dpgd import DPLogisticRegression
-from sklearn_dpgd._oracle import PrivateGradientOracle
+from sklearn_dpgd._engine._oracle import PrivateGradientOracle
 
 N_FEATURES = 100
 TRUE_SEED = 0

@@ -7,15 +7,16 @@
 
 ``--threshold`` instead times the serial twin against the parallel kernel on all
 threads for dense problems of growing size (n x 20, n x 100), to place
-:data:`sklearn_dpgd._threads.SERIAL_WORK`: below it a call runs on one thread.
+:data:`sklearn_dpgd._engine._threads.SERIAL_WORK`: below it a call runs on one thread.
 
 For each matrix, and each Numba thread count, the script times, interleaved in one
 process (so that load from other processes hits all of them alike):
 
 - ``oracle``: :meth:`PrivateGradientOracle.noisy_gradient`, one full-batch step as a
   fit runs it (privacy-filter charge, fused kernel, Gaussian noise, scaling);
-- ``kernel``: the fused kernel alone (:func:`sklearn_dpgd._kernels.clipped_gradient_sum`
-  or its CSR twin), all rows;
+- ``kernel``: the fused kernel alone
+  (:func:`sklearn_dpgd._engine._kernels.clipped_gradient_sum` or its CSR twin), all
+  rows;
 - ``X @ w``: one NumPy (or SciPy, for CSR) matrix-vector product;
 - ``reduce``: ``np.add.reduce(X, axis=0)`` (dense) or ``X.sum(axis=0)`` (CSR), the
   cheapest pass that reads every entry once.
@@ -41,14 +42,14 @@ import numba
 import numpy as np
 import scipy.sparse as sp
 
-from sklearn_dpgd._kernels import (
+from sklearn_dpgd._engine._kernels import (
     clipped_gradient_sum,
     clipped_gradient_sum_csr,
     row_norms,
     row_norms_csr,
 )
-from sklearn_dpgd._losses import LOGISTIC
-from sklearn_dpgd._oracle import PrivateGradientOracle
+from sklearn_dpgd._engine._losses import LOGISTIC
+from sklearn_dpgd._engine._oracle import PrivateGradientOracle
 from sklearn_dpgd.accounting import GaussianPrivacyFilter
 
 

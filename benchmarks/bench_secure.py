@@ -5,12 +5,12 @@ Run from the repository root (Adult is downloaded on first use; see --data-home)
     python benchmarks/bench_secure.py [--data-home DIR] [--repeat 5]
 
 Part 1 times one call of each sampler of
-:class:`sklearn_dpgd._secure.SecureGenerator` (OS CSPRNG bits, Holohan & Braghin's
-sums of independent terms, ESORICS 2021, Sect. 5) against the same call on NumPy's
-PCG64 ``Generator``, per draw size: a noise vector of a step has a few hundred to
-20,000 values. The Poisson sample of a minibatch step is one uniform per row on
-NumPy (``rng.random(n) < q``) and geometric gaps between sampled rows on the secure
-generator (:func:`~sklearn_dpgd._secure.poisson_indices`, ``O(q n)`` draws).
+:class:`sklearn_dpgd._engine._secure.SecureGenerator` (OS CSPRNG bits, Holohan &
+Braghin's sums of independent terms, ESORICS 2021, Sect. 5) against the same call on
+NumPy's PCG64 ``Generator``, per draw size: a noise vector of a step has a few hundred
+to 20,000 values. The Poisson sample of a minibatch step is one uniform per row on NumPy
+(``rng.random(n) < q``) and geometric gaps between sampled rows on the secure generator
+(:func:`~sklearn_dpgd._engine._secure.poisson_indices`, ``O(q n)`` draws).
 
 Part 2 fits the default :class:`~sklearn_dpgd.DPLogisticRegression` at epsilon = 1
 on Adult (:func:`~sklearn_dpgd.datasets.paper_preprocessor`), full batch and with
@@ -28,8 +28,9 @@ import warnings
 
 import numpy as np
 
-from sklearn_dpgd import DPLogisticRegression, _secure
-from sklearn_dpgd._secure import SecureGenerator, poisson_indices
+from sklearn_dpgd import DPLogisticRegression
+from sklearn_dpgd._engine import _secure
+from sklearn_dpgd._engine._secure import SecureGenerator, poisson_indices
 from sklearn_dpgd.datasets import load_benchmark_split, paper_preprocessor
 
 SAMPLERS = {

@@ -50,8 +50,8 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GridSearchCV
 
 from sklearn_dpgd import DPLogisticRegression
-from sklearn_dpgd._losses import LOGISTIC
-from sklearn_dpgd._oracle import PrivateGradientOracle
+from sklearn_dpgd._engine._losses import LOGISTIC
+from sklearn_dpgd._engine._oracle import PrivateGradientOracle
 from sklearn_dpgd.accounting import GaussianPrivacyFilter
 from sklearn_dpgd.datasets import load_benchmark_split, paper_preprocessor
 

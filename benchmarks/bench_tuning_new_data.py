@@ -60,11 +60,11 @@ from sklearn.preprocessing import Normalizer
 
 from sklearn_dpgd import DPLogisticRegression
 from sklearn_dpgd.model_selection import (
-    DEFAULT_RADIUS_FACTORS,
     LinearScalingSearch,
     PrivateGridSearchCV,
     default_candidates,
 )
+from sklearn_dpgd.model_selection._grids import DEFAULT_RADIUS_FACTORS
 
 DELTA = 1e-6
 EPSILONS = (0.5, 1.0, 2.0)

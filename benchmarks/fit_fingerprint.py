@@ -214,9 +214,8 @@ def main():
                 h.update(np.ascontiguousarray(a).tobytes())
             total.update(h.digest())
             lines.append(f"{h.hexdigest()[:16]}  {name}")
-    print(
-        f"sklearn_dpgd {sklearn_dpgd.__version__}: {len(fits)} fits, sha256 {total.hexdigest()}"
-    )
+    version, digest = sklearn_dpgd.__version__, total.hexdigest()
+    print(f"sklearn_dpgd {version}: {len(fits)} fits, sha256 {digest}")
     print("\n".join(lines))
     if args.pickle:
         with open(args.pickle, "wb") as f:

@@ -48,9 +48,9 @@ from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._base import set_fitted
+from ._engine._randomness import draw_seed, make_generator, spawn_seeds
 from ._errors import NotFittedAttributesMixin, refuse_sample_weight
 from ._public_size import SENSITIVITY_FACTOR, resolve_public_size
-from ._randomness import draw_seed, make_generator, spawn_seeds
 from ._sklearn_compat import Interval, StrOptions, available_if
 from ._solvers import localization, outpert
 from ._solvers._erm import gradient_bound, margin_smoothness, release_budget

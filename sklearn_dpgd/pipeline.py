@@ -40,8 +40,8 @@ from sklearn.utils import get_tags
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
+from ._engine._randomness import FIXED_SEED_MESSAGE, draw_seed, spawn_seeds
 from ._errors import NotFittedAttributesMixin
-from ._randomness import FIXED_SEED_MESSAGE, draw_seed, spawn_seeds
 from ._sklearn_compat import Interval, StrOptions, _BaseComposition, _safe_set_output
 from ._warnings import warn_once
 from .accounting import (

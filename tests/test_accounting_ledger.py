@@ -13,7 +13,7 @@ from sklearn.datasets import make_classification
 from sklearn.model_selection import GridSearchCV, cross_val_score
 from sklearn.preprocessing import Normalizer
 
-import sklearn_dpgd._linear_base as linear_model
+import sklearn_dpgd.linear_model._base as linear_model
 from sklearn_dpgd import BudgetExhaustedError, DPHuberSVM, DPLogisticRegression
 from sklearn_dpgd.accounting import (
     EpsilonDeltaRecord,

@@ -9,8 +9,11 @@ from sklearn.base import clone
 from sklearn.datasets import make_classification
 
 from sklearn_dpgd import DPHuberSVM, DPLogisticRegression
-from sklearn_dpgd._kernels import clipped_objective_along, clipped_objective_along_csr
-from sklearn_dpgd._losses import LOSS_CODES
+from sklearn_dpgd._engine._kernels import (
+    clipped_objective_along,
+    clipped_objective_along_csr,
+)
+from sklearn_dpgd._engine._losses import LOSS_CODES
 from sklearn_dpgd._public_size import count_noise_multiplier
 from sklearn_dpgd.accounting import (
     GaussianSteps,
@@ -220,7 +223,7 @@ class _ScriptedOracle:
 
 
 def _blsgd_run(schedule, grads, answers, max_updates=2):
-    from sklearn_dpgd._adaptive import dp_blsgd
+    from sklearn_dpgd._solvers._adaptive_drivers import dp_blsgd
     from sklearn_dpgd.schedules import ScheduleContext
 
     context = ScheduleContext(

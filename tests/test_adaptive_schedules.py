@@ -1,4 +1,4 @@
-"""The adaptive strategy objects of sklearn_dpgd._adaptive_schedules.
+"""The adaptive strategy objects of sklearn_dpgd.schedules._adaptive.
 
 Their validation, their public path (``sklearn_dpgd.schedules``: documentation and
 pickles name it), the privacy filter and nominal iteration they plan from public
@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from sklearn.datasets import make_classification
 
-from sklearn_dpgd import DPLogisticRegression, _adaptive_schedules, schedules
+from sklearn_dpgd import DPLogisticRegression, schedules
 from sklearn_dpgd.accounting import (
     DEFAULT_ORDERS,
     FixedOrderRenyiFilter,
@@ -28,6 +28,7 @@ from sklearn_dpgd.schedules import (
     LineSearchSchedule,
     ScheduleContext,
 )
+from sklearn_dpgd.schedules import _adaptive as _adaptive_schedules
 
 
 def _context(epsilon=1.0, sampling_rate=1.0):
@@ -103,7 +104,7 @@ def test_frozen_values_with_the_public_path(schedule):
     with pytest.raises(dataclasses.FrozenInstanceError):
         schedule.objective_clip = 2.0
     data = pickle.dumps(schedule)
-    assert b"sklearn_dpgd.schedules" in data and b"_adaptive_schedules" not in data
+    assert b"sklearn_dpgd.schedules" in data and b"schedules._adaptive" not in data
     assert pickle.loads(data) == schedule
 
 
@@ -114,7 +115,7 @@ def test_a_fitted_estimator_holding_one_pickles():
         epsilon=1.0, schedule=LineSearchSchedule(), classes=[0, 1], random_state=0
     ).fit(X, y)
     data = pickle.dumps(clf)
-    assert b"_adaptive_schedules" not in data
+    assert b"schedules._adaptive" not in data
     back = pickle.loads(data)
     assert back.schedule_ == clf.schedule_ == LineSearchSchedule()
     np.testing.assert_array_equal(back.decision_function(X), clf.decision_function(X))

@@ -1,6 +1,6 @@
 """The package's import structure: no function-local imports of its own modules and
-no import cycles among them; modules and `fit` methods within the size limits of the
-house style.
+no import cycles among them; one subpackage per public module and the layers between
+them; modules and `fit` methods within the size limits of the house style.
 
 Both are read statically (``ast``) from the source of every module of the installed
 package, so the tests see imports hidden inside functions that a runtime check would
@@ -9,6 +9,7 @@ allowed: only the package's own modules are checked.
 """
 
 import ast
+import importlib
 from pathlib import Path
 
 import sklearn_dpgd
@@ -189,6 +190,113 @@ def test_the_checks_see_a_local_import_and_a_cycle(tmp_path):
     assert import_cycles(imports) == [["pkg", "pkg.a", "pkg.b", "pkg.sub.c", "pkg"]]
     acyclic = [i for i in imports if i[:2] != ("pkg.a", "pkg.b")]
     assert import_cycles(acyclic) == []
+
+
+# The layout (as scikit-learn's: a subpackage per public module, its private helpers
+# inside it). The package root holds only the public single-module rooms and a few
+# small cross-cutting modules; every other module lives in a subpackage.
+ROOT_MODULES = {
+    "sklearn_dpgd",
+    "sklearn_dpgd.__main__",
+    # public single modules
+    "sklearn_dpgd.audit",
+    "sklearn_dpgd.baselines",
+    "sklearn_dpgd.exceptions",
+    "sklearn_dpgd.pipeline",
+    # cross-cutting helpers used by every layer
+    "sklearn_dpgd._base",
+    "sklearn_dpgd._errors",
+    "sklearn_dpgd._public_size",
+    "sklearn_dpgd._sklearn_compat",
+    "sklearn_dpgd._validation",
+    "sklearn_dpgd._warnings",
+}
+SUBPACKAGES = {
+    "accounting",
+    "_engine",
+    "_solvers",
+    "schedules",
+    "linear_model",
+    "preprocessing",
+    "model_selection",
+    "datasets",
+}
+# A room is a subpackage or a root module. Each room may import rooms of its own or
+# a lower layer only: the engine never reads a schedule or an estimator, schedules
+# never read an estimator (the "auto" rules live in schedules/, below the
+# estimators that read them), and nothing imports the package's __init__ but
+# __main__.
+LAYERS = {
+    0: {"exceptions", "_base", "_errors", "_public_size", "_sklearn_compat"}
+    | {"_validation", "_warnings"},
+    1: {"accounting"},
+    2: {"_engine"},
+    3: {"_solvers"},
+    4: {"schedules"},
+    5: {"linear_model", "preprocessing", "pipeline", "baselines"},
+    6: {"model_selection", "audit", "datasets"},
+    7: {"sklearn_dpgd"},
+    8: {"__main__"},
+}
+
+
+def room(module, package=PACKAGE):
+    """The subpackage (or root module) ``module`` belongs to."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else parts[0]
+
+
+def room_imports(imports):
+    """``{(room, room)}`` of the imports between distinct rooms."""
+    return {(room(m), room(t)) for m, t, _, _ in imports if room(m) != room(t)}
+
+
+def layer_violations(imports, layers=LAYERS):
+    """Imports from a room to a room of a higher layer (or of no layer)."""
+    level = {r: k for k, rooms in layers.items() for r in rooms}
+    return sorted(
+        f"{a} (layer {level.get(a)}) imports {b} (layer {level.get(b)})"
+        for a, b in room_imports(imports)
+        if a not in level or b not in level or level[b] > level[a]
+    )
+
+
+def test_the_root_holds_only_public_modules_and_cross_cutting_helpers():
+    modules = _modules(_root(), PACKAGE)
+    root = {m for m in modules if m.count(".") <= 1 and room(m) not in SUBPACKAGES}
+    assert root == ROOT_MODULES
+    subpackages = {p.name for p in _root().iterdir() if (p / "__init__.py").is_file()}
+    assert subpackages == SUBPACKAGES
+
+
+def test_rooms_import_only_their_own_or_lower_layers():
+    imports = package_imports(_root())
+    assert not layer_violations(imports)
+    rooms = {room(m) for m, *_ in imports} | {room(t) for _, t, *_ in imports}
+    assert rooms <= {r for rs in LAYERS.values() for r in rs}
+    # No cycle between rooms either (a cycle inside one room is caught above).
+    edges = [(a, b, 0, False) for a, b in room_imports(imports)]
+    assert import_cycles(edges) == []
+
+
+def test_public_classes_name_their_public_module():
+    # Pickles and reprs name sklearn_dpgd.linear_model, not linear_model._logistic.
+    for name in ["linear_model", "schedules", "preprocessing", "model_selection"]:
+        module = importlib.import_module(f"{PACKAGE}.{name}")
+        for public in module.__all__:
+            assert getattr(module, public).__module__ == module.__name__, public
+
+
+def test_the_layout_checks_see_a_flat_module_and_an_upward_import():
+    flat = [("sklearn_dpgd._oracle", "sklearn_dpgd.accounting", 1, False)]
+    assert room("sklearn_dpgd._oracle") not in SUBPACKAGES | {
+        room(m) for m in ROOT_MODULES
+    }
+    assert layer_violations(flat) == [
+        "_oracle (layer None) imports accounting (layer 1)"
+    ]
+    upward = [("sklearn_dpgd._engine._oracle", "sklearn_dpgd.schedules._noise", 3, 0)]
+    assert layer_violations(upward) == ["_engine (layer 2) imports schedules (layer 4)"]
 
 
 # The size limits of the house style (doc: "modules under ~800 lines, each fit

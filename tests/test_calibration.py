@@ -9,16 +9,6 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import log_loss
 
 from sklearn_dpgd import DPHuberSVM, DPLogisticRegression
-from sklearn_dpgd._calibration import (
-    AVERAGE,
-    CALIBRATION_SHARE,
-    LEARNING_RATE,
-    MARGIN_SCALE,
-    MOMENTUM,
-    N_STEPS,
-    calibration_noise_multiplier,
-    temperature_scale,
-)
 from sklearn_dpgd._public_size import SENSITIVITY_FACTOR
 from sklearn_dpgd._solvers.gd import noisy_gradient_descent
 from sklearn_dpgd.accounting import (
@@ -28,6 +18,16 @@ from sklearn_dpgd.accounting import (
     gdp_mu_from_noise_multipliers,
 )
 from sklearn_dpgd.exceptions import BudgetExhaustedError
+from sklearn_dpgd.linear_model._calibration import (
+    AVERAGE,
+    CALIBRATION_SHARE,
+    LEARNING_RATE,
+    MARGIN_SCALE,
+    MOMENTUM,
+    N_STEPS,
+    calibration_noise_multiplier,
+    temperature_scale,
+)
 from sklearn_dpgd.schedules import PURSchedule
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
@@ -129,7 +129,7 @@ def test_alpha_validation(data):
         DPLogisticRegression(alpha=-1.0, classes=[0, 1]).fit(X, y)
 
 
-# --- Temperature scaling (sklearn_dpgd._calibration) --------------------------------
+# --- Temperature scaling (sklearn_dpgd.linear_model._calibration) --------------------------------
 
 N_WIDE = 20000
 

@@ -16,8 +16,8 @@ da = pytest.importorskip("dask.array")
 distributed = pytest.importorskip("distributed")
 
 from sklearn_dpgd import DPHuberSVM, DPLogisticRegression  # noqa: E402
-from sklearn_dpgd._dask import DaskRows  # noqa: E402
-from sklearn_dpgd._losses import LOSS_CODES  # noqa: E402
+from sklearn_dpgd._engine._dask import DaskRows  # noqa: E402
+from sklearn_dpgd._engine._losses import LOSS_CODES  # noqa: E402
 from sklearn_dpgd.exceptions import PrivacyLeakWarning  # noqa: E402
 from sklearn_dpgd.schedules import AdaptiveStepSchedule, LineSearchSchedule  # noqa: E402
 

@@ -1,4 +1,4 @@
-"""The "auto" rules (sklearn_dpgd/_defaults.py) and how the estimators use them."""
+"""The "auto" rules (sklearn_dpgd/schedules/_defaults.py) and how the estimators use them."""
 
 import itertools
 import math
@@ -10,8 +10,8 @@ import pytest
 from sklearn.datasets import make_classification
 from sklearn.preprocessing import Normalizer
 
-import sklearn_dpgd._defaults as defaults
 import sklearn_dpgd.schedules as schedules
+import sklearn_dpgd.schedules._defaults as defaults
 from sklearn_dpgd import DPHuberSVM, DPLogisticRegression, PrivacyLeakWarning
 from sklearn_dpgd.accounting import gdp_mu
 from sklearn_dpgd.schedules import (

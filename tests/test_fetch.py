@@ -1,4 +1,4 @@
-"""Data folder, file lookup, download and SHA-256 checks (sklearn_dpgd._fetch).
+"""Data folder, file lookup, download and SHA-256 checks (sklearn_dpgd.datasets._fetch).
 
 Never the network: file:// copies of the UCI originals or a patched opener.
 """
@@ -13,8 +13,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from sklearn_dpgd import _fetch
 from sklearn_dpgd.datasets import (
+    _fetch,
     fetch_adult,
     fetch_bank,
     get_data_home,

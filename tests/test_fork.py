@@ -16,8 +16,9 @@ import numpy as np
 import pytest
 
 import sklearn_dpgd
-from sklearn_dpgd import DPLogisticRegression, _kernels
-from sklearn_dpgd._losses import LOSS_CODES
+from sklearn_dpgd import DPLogisticRegression
+from sklearn_dpgd._engine import _kernels
+from sklearn_dpgd._engine._losses import LOSS_CODES
 from sklearn_dpgd.accounting import EpsilonDeltaRecord, PrivacyLedger
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
@@ -34,7 +35,8 @@ _SCRIPT = textwrap.dedent(
     multiprocessing.set_start_method("fork", force=True)
 
     warnings.simplefilter("ignore")  # the fixed seed's PrivacyLeakWarning
-    from sklearn_dpgd import DPLogisticRegression, _kernels, accounting
+    from sklearn_dpgd import DPLogisticRegression, accounting
+    from sklearn_dpgd._engine import _kernels
     from sklearn_dpgd.accounting import EpsilonDeltaRecord, PrivacyLedger
     from sklearn_dpgd.exceptions import UnrecordedFitError
 
@@ -179,7 +181,8 @@ _PARALLEL_THEN_FORK = textwrap.dedent(
     import numpy as np
 
     warnings.simplefilter("ignore")  # the fixed seed's PrivacyLeakWarning
-    from sklearn_dpgd import DPLogisticRegression, _kernels
+    from sklearn_dpgd import DPLogisticRegression
+    from sklearn_dpgd._engine import _kernels
 
     chosen = numba.config.THREADING_LAYER
     rng = np.random.default_rng(0)

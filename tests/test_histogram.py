@@ -5,8 +5,8 @@ import math
 import pytest
 from scipy.stats import norm
 
-from sklearn_dpgd._histogram import stable_histogram_threshold
 from sklearn_dpgd.accounting import gdp_delta
+from sklearn_dpgd.preprocessing._histogram import stable_histogram_threshold
 
 
 @pytest.mark.parametrize("d, neighboring", [(1, "add_remove"), (4, "replace")])

@@ -2,8 +2,8 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from sklearn_dpgd import _losses
-from sklearn_dpgd._kernels import (
+from sklearn_dpgd._engine import _losses
+from sklearn_dpgd._engine._kernels import (
     BLOCK_ROWS,
     _csr_block_rows,
     clipped_gradient_sum,

@@ -6,8 +6,9 @@ import urllib.request
 import numpy as np
 import pytest
 
-from sklearn_dpgd import DPLogisticRegression, _fetch
+from sklearn_dpgd import DPLogisticRegression
 from sklearn_dpgd.__main__ import main, run
+from sklearn_dpgd.datasets import _fetch
 
 
 def test_main_job_on_embedded_data_prints_the_table():

@@ -11,7 +11,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import Normalizer
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-import sklearn_dpgd._linear_base as linear_model
+import sklearn_dpgd.linear_model._base as linear_model
 from sklearn_dpgd import (
     BudgetExhaustedError,
     DPLogisticRegression,
@@ -26,12 +26,11 @@ from sklearn_dpgd.accounting import (
     gdp_mu_from_noise_multipliers,
 )
 from sklearn_dpgd.model_selection import (
-    DEFAULT_ALPHAS,
-    DEFAULT_RADIUS_FACTORS,
     LinearScalingSearch,
     PrivateGridSearchCV,
     default_candidates,
 )
+from sklearn_dpgd.model_selection._grids import DEFAULT_ALPHAS, DEFAULT_RADIUS_FACTORS
 
 from ._sklearn_checks import expected_failed_checks
 

@@ -18,10 +18,10 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.datasets import make_classification
 from sklearn.preprocessing import Normalizer
 
-import sklearn_dpgd._linear_base as linear_model
-import sklearn_dpgd._search_base as search_base
 import sklearn_dpgd._solvers.snowball as snowball
-import sklearn_dpgd.model_selection as model_selection
+import sklearn_dpgd.linear_model._base as linear_model
+import sklearn_dpgd.model_selection._search as model_selection
+import sklearn_dpgd.model_selection._search_base as search_base
 from sklearn_dpgd import DPHuberSVM, DPLogisticRegression, PrivacyLeakWarning
 from sklearn_dpgd._public_size import count_noise_multiplier
 from sklearn_dpgd.accounting import (

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from sklearn_dpgd._oracle import PrivateGradientOracle
+from sklearn_dpgd._engine._oracle import PrivateGradientOracle
 from sklearn_dpgd.accounting import (
     FixedOrderRenyiFilter,
     GaussianPrivacyFilter,

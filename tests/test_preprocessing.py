@@ -1,4 +1,4 @@
-"""Private preprocessing (``preprocessing.py``): the transformers' mechanisms against
+"""Private preprocessing (``sklearn_dpgd.preprocessing``): the transformers' mechanisms against
 closed forms, their records, seeds and errors."""
 
 import math
@@ -12,8 +12,8 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from sklearn_dpgd import BudgetExhaustedError, DPLogisticRegression, PrivacyLeakWarning
+from sklearn_dpgd._engine._randomness import draw_seed, make_generator
 from sklearn_dpgd._public_size import count_noise_multiplier
-from sklearn_dpgd._randomness import draw_seed, make_generator
 from sklearn_dpgd.accounting import (
     EpsilonDeltaRecord,
     GaussianSteps,

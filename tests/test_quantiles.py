@@ -5,7 +5,10 @@ import math
 import numpy as np
 import pytest
 
-from sklearn_dpgd._quantiles import _dp_quantile, exponential_quantile_log_weights
+from sklearn_dpgd.preprocessing._quantiles import (
+    _dp_quantile,
+    exponential_quantile_log_weights,
+)
 
 
 def test_quantile_weights_match_direct_computation():

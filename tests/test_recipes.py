@@ -1,4 +1,4 @@
-"""Tests of the benchmark recipes (``sklearn_dpgd/_recipes.py``), through
+"""Tests of the benchmark recipes (``sklearn_dpgd/datasets/_recipes.py``), through
 :mod:`sklearn_dpgd.datasets`: the papers' preprocessing, the end-to-end private
 pipeline and the public preprocessor.
 

@@ -9,12 +9,6 @@ import pytest
 from sklearn.linear_model import LogisticRegression
 
 from sklearn_dpgd import DPLogisticRegression
-from sklearn_dpgd._search_base import (
-    _coin_split,
-    _gdp_refusal,
-    _recorded_mu,
-    _SearchSeeds,
-)
 from sklearn_dpgd.accounting import (
     EpsilonDeltaRecord,
     GaussianSteps,
@@ -23,6 +17,12 @@ from sklearn_dpgd.accounting import (
 )
 from sklearn_dpgd.exceptions import PrivacyLeakWarning
 from sklearn_dpgd.model_selection import PrivateGridSearchCV
+from sklearn_dpgd.model_selection._search_base import (
+    _coin_split,
+    _gdp_refusal,
+    _recorded_mu,
+    _SearchSeeds,
+)
 
 
 def test_coin_split_is_per_row_and_ignores_n():

@@ -5,7 +5,7 @@ import pytest
 from sklearn.base import clone
 
 from sklearn_dpgd import DPHuberSVM, DPLogisticRegression
-from sklearn_dpgd._search_grids import (
+from sklearn_dpgd.model_selection._grids import (
     DEFAULT_ALPHAS,
     DEFAULT_RADIUS_FACTORS,
     default_candidates,

@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from sklearn_dpgd import _secure
-from sklearn_dpgd._randomness import draw_seed, make_generator
-from sklearn_dpgd._secure import (
+from sklearn_dpgd._engine import _secure
+from sklearn_dpgd._engine._randomness import draw_seed, make_generator
+from sklearn_dpgd._engine._secure import (
     RADIUS_MAX,
     SecureGenerator,
     _gaussian_from_uniforms,

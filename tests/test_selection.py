@@ -5,7 +5,6 @@ import math
 import numpy as np
 import pytest
 
-from sklearn_dpgd._selection import _selection_epsilon, report_noisy_max
 from sklearn_dpgd.accounting import (
     EpsilonDeltaRecord,
     GaussianSteps,
@@ -13,6 +12,7 @@ from sklearn_dpgd.accounting import (
     _compose_entries,
     gdp_mu,
 )
+from sklearn_dpgd.model_selection._selection import _selection_epsilon, report_noisy_max
 
 DELTA = 1e-6
 

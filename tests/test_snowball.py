@@ -13,10 +13,8 @@ from sklearn_dpgd import (
     DPLogisticRegression,
     PrivacyLeakWarning,
     UniformSchedule,
-    _kernels,
-    _losses,
-    _oracle,
 )
+from sklearn_dpgd._engine import _kernels, _losses, _oracle
 from sklearn_dpgd._public_size import COUNT_SHARE, count_noise_multiplier
 from sklearn_dpgd._solvers.snowball import (
     assign_slots,

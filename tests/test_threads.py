@@ -13,9 +13,9 @@ import scipy.sparse as sp
 from threadpoolctl import threadpool_info, threadpool_limits
 
 import sklearn_dpgd
-from sklearn_dpgd import _kernels, _threads
-from sklearn_dpgd._losses import LOGISTIC
-from sklearn_dpgd._oracle import LocalRows
+from sklearn_dpgd._engine import _kernels, _threads
+from sklearn_dpgd._engine._losses import LOGISTIC
+from sklearn_dpgd._engine._oracle import LocalRows
 
 
 class _Recorder:
@@ -226,8 +226,8 @@ _CONCURRENT = textwrap.dedent(
 
     import numba
     import numpy as np
-    from sklearn_dpgd import _kernels
-    from sklearn_dpgd._losses import LOGISTIC
+    from sklearn_dpgd._engine import _kernels
+    from sklearn_dpgd._engine._losses import LOGISTIC
 
     rng = np.random.default_rng(0)
     X = rng.standard_normal((_kernels.SERIAL_WORK // 20 + 1, 20))

@@ -5,8 +5,8 @@ import math
 import numpy as np
 import pytest
 
-from sklearn_dpgd._transformer_base import _check_bounds, _PrivateTransformer
 from sklearn_dpgd.accounting import EpsilonDeltaRecord, GaussianSteps, gdp_epsilon
+from sklearn_dpgd.preprocessing._base import _check_bounds, _PrivateTransformer
 
 
 def test_check_bounds_tiles_a_pair_and_keeps_a_table():

@@ -3,6 +3,6 @@ validated data, and returns a :class:`~sklearn_dpgd._base.FitResult`; none sees 
 estimator.
 
 ``gd``: (noisy) gradient descent over a data-independent plan; ``adaptive``: the
-adaptive strategies of ``_adaptive.py`` under their Rényi filter; ``snowball``:
+adaptive strategies of ``_adaptive_drivers.py`` under their Rényi filter; ``snowball``:
 Snowball-SGD; ``outpert`` and ``localization``: the baselines.
 """

@@ -1,7 +1,8 @@
-"""The adaptive strategies (DP-AGD, line search; ``_adaptive.py``) as a solver.
+"""The adaptive strategies (DP-AGD, line search; ``_adaptive_drivers.py``) as a solver.
 
 A thin adapter: the schedule makes its Rényi filter and runs its strategy
-(:func:`sklearn_dpgd._adaptive.dp_agd` or :func:`sklearn_dpgd._adaptive.dp_blsgd`)
+(:func:`sklearn_dpgd._solvers._adaptive_drivers.dp_agd` or
+:func:`sklearn_dpgd._solvers._adaptive_drivers.dp_blsgd`)
 on the oracle; this module charges the noisy count first and turns what ran into a
 :class:`~sklearn_dpgd._base.FitResult`.
 """

@@ -106,17 +106,17 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import brentq
 
-from .. import _losses
 from .._base import FitResult, model_arrays
-from .._kernels import BLOCK_ROWS
-from .._oracle import PrivateGradientOracle
+from .._engine import _losses
+from .._engine._kernels import BLOCK_ROWS
+from .._engine._oracle import PrivateGradientOracle
+from .._engine._randomness import make_generator, spawn_seeds
 from .._public_size import (
     COUNT_SHARE,
     count_noise_multiplier,
     needs_count,
     resolve_public_size,
 )
-from .._randomness import make_generator, spawn_seeds
 from ..accounting import (
     DEFAULT_ORDERS,
     AmplifiedIterationFilter,
@@ -305,7 +305,7 @@ def fit_snowball(
     n_outputs : int
         1 (binary) or the number of classes.
     seed : numpy.random.SeedSequence
-        The fit's seed, from :func:`sklearn_dpgd._randomness.draw_seed` (ignored
+        The fit's seed, from :func:`sklearn_dpgd._engine._randomness.draw_seed` (ignored
         in ``secure_mode``).
     epsilon, delta : float
         The fit's budget.

@@ -12,7 +12,7 @@ defaults were chosen", gives the evidence.
 import math
 from numbers import Integral
 
-from .accounting import gdp_mu
+from ..accounting import gdp_mu
 
 __all__ = ["auto_clip_norm", "auto_learning_rate", "auto_max_iter"]
 

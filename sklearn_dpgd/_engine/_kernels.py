@@ -1,8 +1,8 @@
 """Compiled kernels: the clipped per-example gradient sum of a linear model.
 
 Kernels take only arrays and numbers. They never draw random numbers (noise is drawn
-in NumPy by :mod:`sklearn_dpgd._oracle` and added outside), so a kernel gives the same
-result with ``NUMBA_DISABLE_JIT=1`` and can be compared with its NumPy twin in
+in NumPy by :mod:`sklearn_dpgd._engine._oracle` and added outside), so a kernel gives
+the same result with ``NUMBA_DISABLE_JIT=1`` and can be compared with its NumPy twin in
 ``tests/_reference.py``. Each kernel has a dense and a CSR twin; both are compiled
 lazily for the dtype of ``X`` (float32 or float64) and accumulate in float64.
 
@@ -19,9 +19,10 @@ only, never on the thread count (``BLOCK_ROWS`` rows; more for wide sparse data,
 threads.
 
 Which twin runs, and on how many threads, is decided per call by
-:mod:`sklearn_dpgd._threads` (:data:`~sklearn_dpgd._threads.SERIAL_WORK`,
-:func:`~sklearn_dpgd._threads.fit_threads`,
-:class:`~sklearn_dpgd._threads.ThreadChooser`, the threading layer); the kernels
+:mod:`sklearn_dpgd._engine._threads`
+(:data:`~sklearn_dpgd._engine._threads.SERIAL_WORK`,
+:func:`~sklearn_dpgd._engine._threads.fit_threads`,
+:class:`~sklearn_dpgd._engine._threads.ThreadChooser`, the threading layer); the kernels
 here declare only the work of a call, for that decision.
 """
 
@@ -242,7 +243,7 @@ def clipped_gradient_sum(
     clip_norm : float
         The clipping threshold ``C`` (> 0).
     loss : int
-        Loss code from :mod:`sklearn_dpgd._losses`.
+        Loss code from :mod:`sklearn_dpgd._engine._losses`.
     h : float
         Huber width (used by the Huber hinge only).
 

@@ -20,7 +20,12 @@ import functools
 import numpy as np
 from scipy.optimize import brentq
 
-from .accounting import EpsilonDeltaRecord, GaussianSteps, LedgerEntry, _compose_entries
+from ..accounting import (
+    EpsilonDeltaRecord,
+    GaussianSteps,
+    LedgerEntry,
+    _compose_entries,
+)
 
 # Relative slack below the target when calibrating the comparisons' epsilon, so
 # that the reported spend, recomputed from the ledger, stays below the target.

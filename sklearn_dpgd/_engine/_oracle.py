@@ -6,9 +6,9 @@ Every answer it gives is privatised, and every call is charged to the privacy fi
 Optimisers (``_solvers/``) see only what the oracle returns.
 
 Where the rows live is a pluggable *data backend*: :class:`LocalRows` (NumPy or CSR in
-this process) or :class:`sklearn_dpgd._dask.DaskRows` (row chunks in the memory of
-Dask workers). A backend only returns the clipped-gradient sum (or the clipped
-objective sums along a direction) of the kernels in :mod:`sklearn_dpgd._kernels`
+this process) or :class:`sklearn_dpgd._engine._dask.DaskRows` (row chunks in the
+memory of Dask workers). A backend only returns the clipped-gradient sum (or the clipped
+objective sums along a direction) of the kernels in :mod:`sklearn_dpgd._engine._kernels`
 over all rows or a Poisson sample of them; charging the filter, adding the noise and
 dividing by the batch size happen here, once, for every backend.
 """
@@ -16,19 +16,18 @@ dividing by the batch size happen here, once, for every backend.
 import numpy as np
 import scipy.sparse as sp
 
+from ..accounting import GaussianSteps, NoisyMaxSteps, SnowballSteps, SparseVectorSteps
 from ._dask import DaskRows, is_dask_collection
 from ._kernels import (
-    ThreadChooser,
     clipped_gradient_sum,
     clipped_gradient_sum_csr,
     clipped_objective_along,
     clipped_objective_along_csr,
-    fit_threads,
     row_norms,
     row_norms_csr,
 )
 from ._secure import poisson_indices
-from .accounting import GaussianSteps, NoisyMaxSteps, SnowballSteps, SparseVectorSteps
+from ._threads import ThreadChooser, fit_threads
 
 
 class LocalRows:
@@ -47,10 +46,11 @@ class LocalRows:
     Notes
     -----
     The kernels' thread count is read once, here: Numba's count under
-    ``threadpoolctl`` limits (``sklearn_dpgd._kernels.fit_threads``); small calls
-    run on one thread whatever it is (``sklearn_dpgd._kernels.SERIAL_WORK``), and
+    ``threadpoolctl`` limits (``sklearn_dpgd._engine._kernels.fit_threads``); small
+    calls run on one thread whatever it is
+    (``sklearn_dpgd._engine._kernels.SERIAL_WORK``), and
     the gradient sums of a fit run on one thread or on all of them, whichever
-    ``sklearn_dpgd._kernels.ThreadChooser`` times as faster (same result bit for
+    ``sklearn_dpgd._engine._kernels.ThreadChooser`` times as faster (same result bit for
     bit).
     """
 
@@ -160,15 +160,15 @@ class PrivateGradientOracle:
     X : ndarray of shape (n_samples, n_features), C-contiguous, CSR matrix or \
             dask.array.Array
         Private features (float32 or float64), validated finite. A dask array
-        (validated by :func:`sklearn_dpgd._dask.check_fit_data`, chunked by rows
-        only) selects the :class:`~sklearn_dpgd._dask.DaskRows` backend.
+        (validated by :func:`sklearn_dpgd._engine._dask.check_fit_data`, chunked by rows
+        only) selects the :class:`~sklearn_dpgd._engine._dask.DaskRows` backend.
     y : ndarray or dask.array.Array of shape (n_samples,), int64
         Private labels as class indices (0/1 when ``n_outputs == 1``), with the
         row chunks of ``X`` when it is a dask array.
     n_outputs : int
         K: 1 for binary models, the number of classes otherwise.
     loss : int
-        Loss code (:mod:`sklearn_dpgd._losses`).
+        Loss code (:mod:`sklearn_dpgd._engine._losses`).
     huber_width : float
         Huber width ``h`` (ignored by the logistic loss).
     clip_norm : float

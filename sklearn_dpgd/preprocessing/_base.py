@@ -11,11 +11,11 @@ from numbers import Real
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 
-from ._errors import NotFittedAttributesMixin
-from ._public_size import SENSITIVITY_FACTOR
-from ._randomness import draw_seed, make_generator
-from ._sklearn_compat import Interval, StrOptions
-from .accounting import (
+from .._engine._randomness import draw_seed, make_generator
+from .._errors import NotFittedAttributesMixin
+from .._public_size import SENSITIVITY_FACTOR
+from .._sklearn_compat import Interval, StrOptions
+from ..accounting import (
     EpsilonDeltaRecord,
     _charge_active_ledgers,
     _ledger_guard_state,

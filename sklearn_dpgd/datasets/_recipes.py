@@ -14,16 +14,11 @@ from sklearn.compose import ColumnTransformer
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import Normalizer
 
-from ._dataset_schema import (
-    _ADULT_CATEGORIES,
-    _ADULT_RANGES,
-    _BANK_N_FEATURES,
-    _BANK_RANGES,
-)
-from ._sklearn_compat import Interval, StrOptions, validate_params
-from .linear_model import DPLogisticRegression
-from .pipeline import PREPROCESSING_SHARE, make_private_pipeline
-from .preprocessing import DPMinMaxScaler, DPOneHotEncoder
+from .._sklearn_compat import Interval, StrOptions, validate_params
+from ..linear_model import DPLogisticRegression
+from ..pipeline import PREPROCESSING_SHARE, make_private_pipeline
+from ..preprocessing import DPMinMaxScaler, DPOneHotEncoder
+from ._schema import _ADULT_CATEGORIES, _ADULT_RANGES, _BANK_N_FEATURES, _BANK_RANGES
 
 
 def paper_preprocessor():

@@ -20,12 +20,16 @@ from sklearn.utils.validation import (
     check_is_fitted,
 )
 
-from ._errors import NotFittedAttributesMixin
-from ._public_size import resolve_public_size, split_count_budget
-from ._randomness import FIXED_SEED_MESSAGE, draw_seed, make_generator, spawn_seeds
-from ._selection import _selection_epsilon, report_noisy_max
-from ._sklearn_compat import HasMethods, Interval
-from .accounting import (
+from .._engine._randomness import (
+    FIXED_SEED_MESSAGE,
+    draw_seed,
+    make_generator,
+    spawn_seeds,
+)
+from .._errors import NotFittedAttributesMixin
+from .._public_size import resolve_public_size, split_count_budget
+from .._sklearn_compat import HasMethods, Interval
+from ..accounting import (
     EpsilonDeltaRecord,
     GaussianSteps,
     PrivacyLedger,
@@ -34,7 +38,8 @@ from .accounting import (
     gdp_mu,
     recording_only,
 )
-from .exceptions import PrivacyLeakWarning
+from ..exceptions import PrivacyLeakWarning
+from ._selection import _selection_epsilon, report_noisy_max
 
 # Parameters every candidate estimator must have: the search sets them.
 _SET_BY_SEARCH = ("epsilon", "delta", "public_n_samples", "random_state", "secure_mode")
@@ -115,7 +120,7 @@ def _recorded_mu(entries, source):
 class _SearchSeeds:
     """The seeds of one search, all spawned from one root seed.
 
-    The root is :func:`~sklearn_dpgd._randomness.draw_seed` of the search's
+    The root is :func:`~sklearn_dpgd._engine._randomness.draw_seed` of the search's
     ``random_state`` (ignored, like the estimators do, under ``secure_mode``);
     each mechanism gets its own spawned child, with 128 bits of entropy.
     """

@@ -3,7 +3,7 @@
 :class:`AdaptiveSchedule` and its two strategies, DP-AGD
 (:class:`AdaptiveStepSchedule`) and the private line search DP-BLSGD
 (:class:`LineSearchSchedule`). They are documented and re-exported in
-:mod:`sklearn_dpgd.schedules`, whose name they carry (``__module__``) so that
+:mod:`sklearn_dpgd.schedules`, which gives them its name (``__module__``) so that
 pickles and the API documentation keep the public path.
 """
 
@@ -13,9 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._adaptive import dp_agd, dp_blsgd
-from ._schedule_checks import _check_int, _check_real
-from .accounting import (
+from .._solvers._adaptive_drivers import dp_agd, dp_blsgd
+from ..accounting import (
     DEFAULT_ORDERS,
     FixedOrderRenyiFilter,
     GaussianSteps,
@@ -24,6 +23,7 @@ from .accounting import (
     _records_rdp,
     best_filter_order,
 )
+from ._checks import _check_int, _check_real
 
 __all__ = ["AdaptiveSchedule", "AdaptiveStepSchedule", "LineSearchSchedule"]
 
@@ -420,10 +420,3 @@ class LineSearchSchedule(AdaptiveSchedule):
 
     def _driver(self):
         return dp_blsgd
-
-
-# The public path of these classes is sklearn_dpgd.schedules (the API documentation
-# and pickles of fitted estimators name it); this module is where they are defined.
-for _cls in (AdaptiveSchedule, AdaptiveStepSchedule, LineSearchSchedule):
-    _cls.__module__ = "sklearn_dpgd.schedules"
-del _cls

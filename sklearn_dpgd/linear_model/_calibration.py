@@ -40,10 +40,10 @@ import math
 
 import numpy as np
 
-from ._base import linear_scores
-from ._losses import LOSS_CODES
-from ._oracle import PrivateGradientOracle
-from ._solvers.gd import noisy_gradient_descent
+from .._base import linear_scores
+from .._engine._losses import LOSS_CODES
+from .._engine._oracle import PrivateGradientOracle
+from .._solvers.gd import noisy_gradient_descent
 
 __all__ = [
     "CALIBRATION_SHARE",

@@ -12,7 +12,7 @@ import numbers
 
 from scipy.stats import norm
 
-from .accounting import gdp_mu
+from ..accounting import gdp_mu
 
 
 def _is_missing(value):

@@ -1,26 +1,6 @@
-"""Noise schedules: how the noise multiplier (and the step size) change per step.
+"""The data-independent noise schedules and their context.
 
-A schedule is a small immutable object (a frozen dataclass: value equality, readable
-repr, safe under :func:`sklearn.base.clone` and usable in a ``GridSearchCV`` grid).
-Schedules never see data. They see a :class:`ScheduleContext` of public quantities
-(budget, number of rows and features, clipping norm, loss constants).
-
-Most schedules give a *profile* of relative noise multipliers, a pure function of
-the number of steps (:meth:`NoiseSchedule.noise_multipliers`). The estimator scales
-the profile by the one factor that spends the user's ``(epsilon, delta)`` exactly:
-in closed form for full-batch steps
-(:func:`sklearn_dpgd.accounting.calibrate_noise_multipliers`), by a root-find on the
-privacy-loss-distribution epsilon (or, on request, the RDP one) for Poisson-subsampled
-ones. Only the shape matters: ``ExponentialDecaySchedule(0.99)``
-gives ``z_t = z_0 0.99^t`` with ``z_0`` fixed by the budget. A schedule may also fix
-its own horizon (:meth:`NoiseSchedule.horizon`, used when ``max_iter="auto"``) and
-per-step learning rates (:meth:`NoiseSchedule.learning_rates`).
-:class:`PURSchedule` instead prescribes absolute noise levels; there the budget fixes
-the horizon.
-
-Noise multipliers are always in units of the sensitivity ``Delta`` of the clipped
-gradient sum (``clip_norm`` under add/remove-one neighbouring, ``2 clip_norm`` under
-replace-one): step ``t`` adds ``N(0, (z_t Delta)^2 I)``.
+Re-exported by :mod:`sklearn_dpgd.schedules`, whose docstring describes them.
 """
 
 import math
@@ -30,39 +10,16 @@ from numbers import Integral
 
 import numpy as np
 
-# The adaptive strategies and the "auto" rules live in their own modules; their
-# public path stays sklearn_dpgd.schedules (as documented), hence these re-exports.
-from ._adaptive_schedules import (
-    AdaptiveSchedule,
-    AdaptiveStepSchedule,
-    LineSearchSchedule,
-)
-from ._defaults import auto_clip_norm, auto_learning_rate, auto_max_iter
-from ._schedule_checks import _check_real
-from .accounting import (
+from ..accounting import (
     calibrate_noise_multipliers,
     calibrate_poisson_noise_multipliers,
     gdp_mu,
     poisson_gaussian_epsilon,
 )
 
-__all__ = [
-    "AdaptiveSchedule",
-    "AdaptiveStepSchedule",
-    "ExponentialDecaySchedule",
-    "LineSearchSchedule",
-    "NoiseSchedule",
-    "PLOptimalSchedule",
-    "PURSchedule",
-    "ScheduleContext",
-    "StepDecaySchedule",
-    "TimeDecaySchedule",
-    "UniformSchedule",
-    "auto_clip_norm",
-    "auto_learning_rate",
-    "auto_max_iter",
-]
-
+# The adaptive strategies and the "auto" rules live in their own modules; their
+# public path stays sklearn_dpgd.schedules (as documented), hence these re-exports.
+from ._checks import _check_real
 
 # Hard cap on a horizon that a schedule derives from theory or from the budget, so
 # that a degenerate constant (kappa -> inf, tiny noise) cannot start an endless run.

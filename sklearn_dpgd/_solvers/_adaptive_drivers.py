@@ -1,7 +1,8 @@
 """Drivers of the adaptive strategies: they see only what the oracle returns.
 
-Each driver receives a :class:`~sklearn_dpgd._oracle.PrivateGradientOracle` whose
-filter is a :class:`~sklearn_dpgd.accounting.FixedOrderRenyiFilter`, and decides from
+Each driver receives a
+:class:`~sklearn_dpgd._engine._oracle.PrivateGradientOracle` whose filter is a
+:class:`~sklearn_dpgd.accounting.FixedOrderRenyiFilter`, and decides from
 privatised answers (noisy gradients, selected indices) and from the remaining
 budget - never from the data - what to ask next. Before each iteration it checks
 that the budget left covers what the iteration needs, so a run ends cleanly rather
@@ -12,9 +13,9 @@ import math
 
 import numpy as np
 
-from ._solvers.gd import initial_iterate
-from .accounting import GaussianSteps, NoisyMaxSteps, SparseVectorSteps
-from .exceptions import BudgetExhaustedError
+from ..accounting import GaussianSteps, NoisyMaxSteps, SparseVectorSteps
+from ..exceptions import BudgetExhaustedError
+from .gd import initial_iterate
 
 
 def _split(theta, d):

@@ -14,7 +14,7 @@ and ``random_state``"):
   debugging aid; it warns with :class:`~sklearn_dpgd.exceptions.PrivacyLeakWarning`.
 * ``secure_mode=True`` ignores ``random_state`` and draws every noise value from the
   operating system's cryptographically secure generator through
-  :class:`sklearn_dpgd._secure.SecureGenerator` (the option of the same name in
+  :class:`sklearn_dpgd._engine._secure.SecureGenerator` (the option of the same name in
   Opacus).
 """
 
@@ -22,9 +22,9 @@ from numbers import Integral
 
 import numpy as np
 
+from .._warnings import warn_once
+from ..exceptions import PrivacyLeakWarning
 from ._secure import SecureGenerator
-from ._warnings import warn_once
-from .exceptions import PrivacyLeakWarning
 
 __all__ = ["draw_seed", "make_generator", "spawn_seeds"]
 
@@ -122,7 +122,7 @@ def make_generator(seed, secure_mode=False):
     seed : numpy.random.SeedSequence
         From :func:`draw_seed` (ignored when ``secure_mode`` is True).
     secure_mode : bool, default=False
-        True: a :class:`sklearn_dpgd._secure.SecureGenerator` (operating-system
+        True: a :class:`sklearn_dpgd._engine._secure.SecureGenerator` (operating-system
         CSPRNG, floating-point-attack-resistant Gaussian and Laplace samplers).
 
     Returns

@@ -16,35 +16,20 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from . import _losses
-from ._base import linear_scores, set_fitted
-from ._calibration import (
-    CALIBRATION_SHARE,
-    calibration_noise_multiplier,
-    temperature_scale,
-)
-from ._dask import check_fit_data, is_dask_collection, map_rows
-from ._defaults import (
-    NORMALIZED_STEP_LENGTH,
-    auto_clip_norm,
-    resolve_learning_rate,
-    resolve_max_iter,
-)
-from ._errors import NotFittedAttributesMixin, refuse_sample_weight
-from ._oracle import PrivateGradientOracle
-from ._public_size import (
-    SENSITIVITY_FACTOR,
-    resolve_public_size,
-    split_count_budget,
-)
-from ._randomness import draw_seed, make_generator
-from ._sklearn_compat import Interval, StrOptions
-from ._solvers import adaptive as adaptive_solver
-from ._solvers import gd as gd_solver
-from ._solvers import snowball as snowball_solver
-from ._validation import validate_fit_data
-from ._warnings import warn_once
-from .accounting import (
+from .._base import linear_scores, set_fitted
+from .._engine import _losses
+from .._engine._dask import check_fit_data, is_dask_collection, map_rows
+from .._engine._oracle import PrivateGradientOracle
+from .._engine._randomness import draw_seed, make_generator
+from .._errors import NotFittedAttributesMixin, refuse_sample_weight
+from .._public_size import SENSITIVITY_FACTOR, resolve_public_size, split_count_budget
+from .._sklearn_compat import Interval, StrOptions
+from .._solvers import adaptive as adaptive_solver
+from .._solvers import gd as gd_solver
+from .._solvers import snowball as snowball_solver
+from .._validation import validate_fit_data
+from .._warnings import warn_once
+from ..accounting import (
     EpsilonDeltaRecord,
     GaussianSteps,
     _charge_active_ledgers,
@@ -52,14 +37,25 @@ from .accounting import (
     gdp_epsilon,
     gdp_mu,
 )
-from .exceptions import WeakPrivacyWarning
-from .schedules import (
-    MAX_HORIZON,
+from ..exceptions import WeakPrivacyWarning
+from ..schedules import (
     AdaptiveSchedule,
     NoiseSchedule,
     PURSchedule,
     ScheduleContext,
     UniformSchedule,
+    auto_clip_norm,
+)
+from ..schedules._defaults import (
+    NORMALIZED_STEP_LENGTH,
+    resolve_learning_rate,
+    resolve_max_iter,
+)
+from ..schedules._noise import MAX_HORIZON
+from ._calibration import (
+    CALIBRATION_SHARE,
+    calibration_noise_multiplier,
+    temperature_scale,
 )
 
 # The L2 sensitivity of a sum of per-example vectors clipped to norm C is C when

@@ -1,14 +1,14 @@
 """Dask data backend: row chunks stay in the memory of the Dask workers.
 
 Private gradient descent on a generalised linear model needs, per step, one sum over
-rows of clipped per-example gradients. That sum splits over row chunks: each worker
-runs the kernel of :mod:`sklearn_dpgd._kernels` on its chunks, the chunk sums are
-added in chunk order on a worker, and only the ``(K, n_features + 1)``
-total reaches the client, where :class:`~sklearn_dpgd._oracle.PrivateGradientOracle`
-charges the filter, adds the Gaussian noise (from the estimator's generator) and
-divides, exactly as for NumPy input. Every row lies in exactly one chunk, so the
-total has the sensitivity of the NumPy sum and the guarantee is the NumPy path's:
-the privacy-critical sequence is not duplicated here, only the sum is distributed.
+rows of clipped per-example gradients. That sum splits over row chunks: each worker runs
+the kernel of :mod:`sklearn_dpgd._engine._kernels` on its chunks, the chunk sums are
+added in chunk order on a worker, and only the ``(K, n_features + 1)`` total reaches the
+client, where :class:`~sklearn_dpgd._engine._oracle.PrivateGradientOracle` charges the
+filter, adds the Gaussian noise (from the estimator's generator) and divides, exactly as
+for NumPy input. Every row lies in exactly one chunk, so the total has the sensitivity
+of the NumPy sum and the guarantee is the NumPy path's: the privacy-critical sequence is
+not duplicated here, only the sum is distributed.
 
 What reaches the client: per step one clipped-gradient sum; at validation the chunk
 lengths (``n_samples`` is public), one "all finite" flag, and the label information
@@ -39,10 +39,10 @@ import numpy as np
 from sklearn.exceptions import DataConversionWarning
 from sklearn.utils.validation import check_is_fitted
 
+from .._sklearn_compat import _check_feature_names, _check_n_features
+from .._validation import encode_labels
 from ._kernels import clipped_gradient_sum, clipped_objective_along, row_norms
 from ._secure import poisson_indices
-from ._sklearn_compat import _check_feature_names, _check_n_features
-from ._validation import encode_labels
 
 
 def is_dask_collection(obj):

@@ -1,6 +1,6 @@
 """How many threads a kernel call runs on, and Numba's threading layer.
 
-The kernels of :mod:`sklearn_dpgd._kernels` are compiled twice by
+The kernels of :mod:`sklearn_dpgd._engine._kernels` are compiled twice by
 :func:`_parallel_kernel`: a parallel kernel and its serial twin, the same function
 compiled with ``parallel=False`` (``prange`` is then ``range``, the blocks and their
 order are unchanged, so the result is the same bit for bit). This module decides,

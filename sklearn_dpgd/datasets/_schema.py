@@ -4,7 +4,7 @@ Everything here comes from the data sets' documentation (``adult.names`` of UCI
 Adult, Kohavi & Becker 1996; the UCI data dictionary of Bank Marketing, Moro,
 Cortez & Rita 2014, in the one-hot coding of Lee & Kifer, KDD 2018), never from
 the data: the loaders of :mod:`sklearn_dpgd.datasets` check the files against it,
-and the private recipes (:mod:`sklearn_dpgd._recipes`) use it without spending
+and the private recipes (:mod:`sklearn_dpgd.datasets._recipes`) use it without spending
 budget.
 """
 

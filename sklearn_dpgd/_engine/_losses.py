@@ -3,7 +3,7 @@
 A loss is a function ``l(z)`` of the signed margin ``z = y * (x . w + b)`` with
 ``y in {-1, +1}``. The per-example gradient of a linear model is
 ``l'(z) * y * [x, 1]``, so every loss here only adds two scalar functions; the training
-loop in :mod:`sklearn_dpgd._kernels` is shared.
+loop in :mod:`sklearn_dpgd._engine._kernels` is shared.
 
 Both losses are 1-Lipschitz in the margin, hence ``||g_i|| <= ||[x_i, 1]||``.
 Sources: the logistic loss of the experiments of Hong, Wang & Zhou (FAccT 2022) and Lee

@@ -3,7 +3,7 @@ r"""``secure_mode=True``: noise from the OS CSPRNG through float-safe samplers.
 Threat model
 ------------
 With ``secure_mode=False`` the noise comes from NumPy's PCG64, seeded with 128
-bits of OS entropy (:mod:`sklearn_dpgd._randomness`). PCG64 is not a
+bits of OS entropy (:mod:`sklearn_dpgd._engine._randomness`). PCG64 is not a
 cryptographic generator: its state can be recovered from its output (Bouillaguet,
 Martinez & Sauvage, "Practical Seed-Recovery for the PCG Pseudo-Random Number
 Generator", IACR Trans. Symmetric Cryptol. 2020(3)). And NumPy's samplers map one
@@ -305,7 +305,7 @@ class SecureGenerator:
 
     Examples
     --------
-    >>> from sklearn_dpgd._secure import SecureGenerator
+    >>> from sklearn_dpgd._engine._secure import SecureGenerator
     >>> rng = SecureGenerator()
     >>> rng.standard_normal((2, 3)).shape
     (2, 3)
