@@ -32,6 +32,8 @@ here:
 * ``_filters``: the privacy filters, one ``charge(record)`` protocol;
   ``_amplified_filter``: the filter of Snowball-SGD (amplification by iteration).
 * ``_ledger``: :class:`PrivacyLedger` and the ledgers a fit records into.
+* ``_joblib``: the joblib threading backend that carries the active ledgers into
+  its worker threads.
 
 What dp-accounting is used for: the package computes the subsampled-Gaussian RDP
 (``_subsampled_rdp``) and the per-step privacy-loss mass functions (``_pld``)

@@ -11,9 +11,12 @@ import contextvars
 import os
 import threading
 
+import joblib
+
 from ..exceptions import BudgetExhaustedError, UnrecordedFitError
 from ._compose import _compose_entries
 from ._gdp import _check_delta, _check_positive
+from ._joblib import LedgerThreadingBackend
 from ._records import LedgerEntry
 
 __all__ = ["PrivacyLedger", "active_ledgers", "recording_only"]
@@ -43,6 +46,37 @@ _FORK_ADVICE = (
     "entries in the parent's ledger yourself."
 )
 _LEDGER_GUARD = "_sklearn_dpgd_ledger_pid"
+
+
+def _open(ledger, *, only=False):
+    """Make ``ledger`` active in this context (alone if ``only``), and visible.
+
+    Visible everywhere it must be: in the worker threads of joblib calls made
+    inside the block (:class:`~._joblib.LedgerThreadingBackend` becomes joblib's
+    default backend and carries this context into them), to threads that have no
+    ledger in their context (``_OPEN_LEDGERS``: they record into every open
+    ledger, which can only over-report), and to the pickling guard, which marks
+    estimators shipped to another process so that their fits there are refused.
+    """
+    with _LEDGER_LOCK:
+        slot = _OPEN_LEDGERS.setdefault(id(ledger), [ledger, 0])
+        slot[1] += 1
+    stack = (ledger,) if only else _ACTIVE_LEDGERS.get() + (ledger,)
+    token = _ACTIVE_LEDGERS.set(stack)
+    backend = joblib.parallel_config(backend=LedgerThreadingBackend())
+    backend.__enter__()
+    return token, backend
+
+
+def _close(ledger, token, backend, exc_info):
+    """Undo :func:`_open`, in the thread and context that opened it."""
+    backend.__exit__(*exc_info)
+    _ACTIVE_LEDGERS.reset(token)
+    with _LEDGER_LOCK:
+        slot = _OPEN_LEDGERS[id(ledger)]
+        slot[1] -= 1
+        if slot[1] == 0:
+            del _OPEN_LEDGERS[id(ledger)]
 
 
 class PrivacyLedger:
@@ -111,10 +145,17 @@ class PrivacyLedger:
     leak; :class:`~sklearn_dpgd.model_selection.PrivateGridSearchCV` makes the
     selection private too.
 
-    Parallelism: while open, the ledger makes joblib's default backend
-    ``"threading"`` (fits in the threads of ``n_jobs=2`` record correctly; a
-    thread without the ledger in its context records into every ledger open in
-    the process, which can only over-report). A fit that still reaches another
+    Parallelism: while open, the ledger makes joblib's default backend a
+    ``"threading"`` backend that runs every task in a copy of the caller's
+    context (:class:`~sklearn_dpgd.accounting._joblib.LedgerThreadingBackend`), so
+    the fits in the threads of ``n_jobs=2`` (a search, a ``ColumnTransformer`` or
+    ``FeatureUnion``, a ``Parallel`` call) record exactly where they would in the
+    caller's thread; a thread started otherwise, without the ledger in its
+    context, records into every ledger open in the process, which can only
+    over-report. One ledger may be entered by many threads at once, each ``with``
+    block exiting in its own thread; a capped ledger refuses, with
+    :class:`~sklearn_dpgd.exceptions.BudgetExhaustedError` raised in the refused
+    fit's thread only, whatever would overspend. A fit that still reaches another
     process (an explicit ``backend="loky"``) raises
     :class:`~sklearn_dpgd.exceptions.UnrecordedFitError` there, before it reads
     data. So does a fit in a forked process (``os.fork``, an explicit
@@ -150,7 +191,7 @@ class PrivacyLedger:
         )
         self.cap_delta = None if delta is None else _check_delta(delta)
         self._entries = []
-        self._tokens = []
+        self._tokens = {}  # thread id -> [(context token, joblib config), ...]
         # The process whose ledger this is: a forked child holds a copy, which must
         # not record (the parent never sees it).
         self._pid = os.getpid()
@@ -159,7 +200,7 @@ class PrivacyLedger:
         # An unpickled ledger is a new, explicit copy (e.g. loaded from disk): it
         # belongs to the process that loaded it, and is not open there.
         self.__dict__.update(state)
-        self._tokens = []
+        self._tokens = {}
         self._pid = os.getpid()
 
     def _check_not_forked_copy(self, source):
@@ -190,27 +231,20 @@ class PrivacyLedger:
         return len(self._entries)
 
     def __enter__(self):
-        import joblib
-
+        token, backend = _open(self)
         with _LEDGER_LOCK:
-            slot = _OPEN_LEDGERS.setdefault(id(self), [self, 0])
-            slot[1] += 1
-        token = _ACTIVE_LEDGERS.set(_ACTIVE_LEDGERS.get() + (self,))
-        # Fits in worker processes could not record here: keep joblib in threads.
-        backend = joblib.parallel_config(backend="threading")
-        backend.__enter__()
-        self._tokens.append((token, backend))
+            # Per thread: one ledger may be entered from many threads at once, each
+            # exiting its own block (a context's token can only be reset there).
+            self._tokens.setdefault(threading.get_ident(), []).append((token, backend))
         return self
 
     def __exit__(self, *exc_info):
-        token, backend = self._tokens.pop()
-        backend.__exit__(*exc_info)
-        _ACTIVE_LEDGERS.reset(token)
         with _LEDGER_LOCK:
-            slot = _OPEN_LEDGERS[id(self)]
-            slot[1] -= 1
-            if slot[1] == 0:
-                del _OPEN_LEDGERS[id(self)]
+            stack = self._tokens[threading.get_ident()]
+            token, backend = stack.pop()
+            if not stack:
+                del self._tokens[threading.get_ident()]
+        _close(self, token, backend, exc_info)
         return False
 
     def _check_entry(self, entry, entries):
@@ -378,6 +412,11 @@ def recording_only(ledger):
     to collect each candidate's mechanisms in a scratch ledger after charging the
     user's ledgers once for the whole search.
 
+    The block reaches the worker threads of joblib calls made inside it (the
+    same backend as :class:`PrivacyLedger`'s carries this context into them), and
+    ``ledger`` counts as open for threads without a context and for the guard
+    that refuses fits of estimators shipped to another process.
+
     Parameters
     ----------
     ledger : PrivacyLedger
@@ -404,11 +443,11 @@ def recording_only(ledger):
     """
     if not isinstance(ledger, PrivacyLedger):
         raise TypeError(f"ledger must be a PrivacyLedger, got {type(ledger).__name__}.")
-    token = _ACTIVE_LEDGERS.set((ledger,))
+    token, backend = _open(ledger, only=True)
     try:
         yield ledger
     finally:
-        _ACTIVE_LEDGERS.reset(token)
+        _close(ledger, token, backend, (None, None, None))
 
 
 def _ledger_guard_state(state):
