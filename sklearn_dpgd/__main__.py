@@ -141,7 +141,7 @@ def run(
             table[eps, name] = float(np.mean(accs))
             cells.append(f"{np.mean(accs):>8.4f}+-{np.std(accs):.3f}")
         table[eps, "spent epsilon"] = spent
-        row = f" | {ref_acc:>11.4f} | {spent:>13.10f} | {steps:>5d}"
+        row = f" | {ref_acc:>11.4f} | {spent:>13.4g} | {steps:>5d}"
         if recipe is not None:
             runs = [
                 _fit_pipeline(recipe, eps, delta, seed, raw) for seed in range(n_seeds)
@@ -150,7 +150,7 @@ def run(
             table[eps, PIPELINE] = float(np.mean(accs))
             table[eps, PIPELINE + " spent"] = max(e for _, e in runs)
             row += f" | {np.mean(accs):>9.4f}+-{np.std(accs):.3f}"
-            row += f" | {table[eps, PIPELINE + ' spent']:>12.10f}"
+            row += f" | {table[eps, PIPELINE + ' spent']:>12.4g}"
         print(f"{eps:>8g} | " + " | ".join(cells) + row, file=out)
     which = "" if recipe is None else " of the classifier-only columns"
     print(

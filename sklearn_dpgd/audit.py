@@ -189,6 +189,20 @@ class AuditResult:
     threshold: float
     direction: int
 
+    def __repr__(self):
+        # The bounds and the claim, to 4 significant digits; the raw statistics
+        # stay in the attributes (statistics_without, statistics_with, ...).
+        def short(x):
+            return "None" if x is None else f"{x:.4g}"
+
+        return (
+            f"AuditResult(epsilon_lower={short(self.epsilon_lower)}, "
+            f"epsilon_claimed={short(self.epsilon_claimed)}, "
+            f"mu_lower={short(self.mu_lower)}, mu_estimate={short(self.mu_estimate)}, "
+            f"mu_claimed={short(self.mu_claimed)}, delta={self.delta:.4g}, "
+            f"confidence={self.confidence:.4g}, n_trials={self.n_trials})"
+        )
+
     def plot(self, ax=None):
         """Draw the empirical trade-off curve against the claimed GDP curve.
 

@@ -48,6 +48,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._base import set_fitted
+from ._boundary import charge_ledgers, check_fit_boundary
 from ._engine._randomness import draw_seed, make_generator, spawn_seeds
 from ._errors import NotFittedAttributesMixin, refuse_sample_weight
 from ._public_size import SENSITIVITY_FACTOR, resolve_public_size
@@ -57,7 +58,6 @@ from ._solvers._erm import gradient_bound, margin_smoothness, release_budget
 from ._validation import validate_fit_data
 from ._warnings import warn_once
 from .accounting import (
-    _charge_active_ledgers,
     _ledger_guard_state,
 )
 from .exceptions import WeakPrivacyWarning
@@ -144,7 +144,7 @@ class _BaselineClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEstimat
         mu_train, z_count, planned = release_budget(
             self.epsilon, self.delta, self.neighboring, self.public_n_samples
         )
-        charge = _charge_active_ledgers(self, planned, neighboring=self.neighboring)
+        charge = charge_ledgers(self, planned, neighboring=self.neighboring)
         return mu_train, z_count, count_seed, noise_seed, charge
 
     def _lipschitz(self, n_outputs):
@@ -487,6 +487,7 @@ class OutputPerturbationClassifier(_BaselineClassifier):
         RuntimeError
             If the solver fails in floating point to reach ``tol``.
         """
+        check_fit_boundary(self)  # a leak around this fit is named first
         refuse_sample_weight(sample_weight, type(self).__name__)
         self._check_finite(("epsilon", "data_norm", "alpha"))
         X, y_index, n_outputs = self._validate_fit_data(X, y)
@@ -759,6 +760,7 @@ class PhasedLocalizationClassifier(_BaselineClassifier):
             or ``X``/``y`` are invalid, or ``sample_weight`` is not None (weights
             break the sensitivity).
         """
+        check_fit_boundary(self)  # a leak around this fit is named first
         refuse_sample_weight(sample_weight, type(self).__name__)
         self._check_finite(("epsilon", "data_norm", "radius", "learning_rate"))
         X, y_index, n_outputs = self._validate_fit_data(X, y)

@@ -2,6 +2,7 @@
 
 __all__ = [
     "BudgetExhaustedError",
+    "PrivacyLeakError",
     "PrivacyLeakWarning",
     "UnrecordedFitError",
     "WeakPrivacyWarning",
@@ -14,6 +15,19 @@ class PrivacyLeakWarning(UserWarning):
     Raised, for example, when the set of class labels is read from ``y`` instead of
     being given as a public parameter: the labels present are then not protected by
     the differential-privacy guarantee.
+    """
+
+
+class PrivacyLeakError(RuntimeError):
+    """A step around a private fit would release private values without noise.
+
+    Raised instead of a :class:`PrivacyLeakWarning` while a
+    ``PrivacyLedger(strict=True)`` is open (for production jobs), by the private
+    fit that detects the leak, before that fit reads any data: a non-private
+    step of a ``Pipeline`` or ``ColumnTransformer``, or a scikit-learn
+    meta-estimator or model-selection helper that fits it (``GridSearchCV``,
+    ``cross_val_score``, ``CalibratedClassifierCV``, ...). The privacy page of the
+    documentation lists what is detected.
     """
 
 

@@ -28,22 +28,30 @@ steps' ``mu``-GDP with the others' ``(epsilon_i, delta_i)`` (at most their sum).
 """
 
 import math
+import sys
 import warnings
 from copy import deepcopy
 from numbers import Integral, Real
+from typing import NamedTuple
 
 import numpy as np
-from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
-from sklearn.compose import ColumnTransformer
-from sklearn.pipeline import FeatureUnion, Pipeline, _name_estimators
+from sklearn.base import MetaEstimatorMixin, clone
+from sklearn.pipeline import Pipeline, _name_estimators
 from sklearn.utils import get_tags
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
+from ._boundary import (
+    _components,
+    _is_private,
+    boundary_leaks,
+    privacy_leaks,
+    report_leaks,
+    step_leak_message,
+)
 from ._engine._randomness import FIXED_SEED_MESSAGE, draw_seed, spawn_seeds
 from ._errors import NotFittedAttributesMixin
 from ._sklearn_compat import Interval, StrOptions, _BaseComposition, _safe_set_output
-from ._warnings import warn_once
 from .accounting import (
     EpsilonDeltaRecord,
     GaussianSteps,
@@ -65,82 +73,24 @@ PREPROCESSING_SHARE = 0.1
 # above the total.
 _SPLIT_MARGIN = 1e-9
 
-# What a scikit-learn transformer's fit reads from the data, for the warning.
-_READS = {
-    "MinMaxScaler": "the minimum and maximum of every column",
-    "StandardScaler": "the mean and variance of every column",
-    "RobustScaler": "the median and interquartile range of every column",
-    "MaxAbsScaler": "the largest absolute value of every column",
-    "QuantileTransformer": "the quantiles of every column",
-    "PowerTransformer": "the fitted power parameters of every column",
-    "KBinsDiscretizer": "bin edges from the values of every column",
-    "SplineTransformer": "knots from the values of every column",
-    "OneHotEncoder": "the categories present in every column",
-    "OrdinalEncoder": "the categories present in every column",
-    "TargetEncoder": "the mean target of every category",
-    "VarianceThreshold": "the variance of every column",
-    "PCA": "principal components of the data",
-    "TruncatedSVD": "singular vectors of the data",
-    "MissingIndicator": "which columns have missing values",
-    "LabelEncoder": "the labels present",
-}
-_CONTAINERS = (Pipeline, ColumnTransformer, FeatureUnion)
 
+class Budget(NamedTuple):
+    """A step's share ``(epsilon, delta)``: a tuple, shown to 4 significant digits.
 
-def _is_private(est):
-    """A mechanism of this package: its fit reads data only through noise."""
-    return type(est).__module__.startswith("sklearn_dpgd.") and {
-        "epsilon",
-        "delta",
-    } <= set(est.get_params(deep=False))
+    The values are the exact floats the step was given (compare them, sum them);
+    only the repr is short.
+    """
+
+    epsilon: float
+    delta: float
+
+    def __repr__(self):
+        return f"(epsilon={self.epsilon:.4g}, delta={self.delta:.4g})"
 
 
 def _reads_data(est):
     hook = getattr(est, "_reads_data", None)
     return hook() if callable(hook) else True
-
-
-def _safe_reason(est):
-    """Why a non-private scikit-learn transformer is safe as it is; None if not."""
-    name = type(est).__name__
-    params = est.get_params(deep=False)
-    if name in ("Normalizer", "Binarizer", "PolynomialFeatures"):
-        return "row-wise"
-    if name == "FunctionTransformer":
-        if params.get("inverse_func") is None or not params.get("check_inverse"):
-            return "stateless"
-        return None
-    if name in ("OneHotEncoder", "OrdinalEncoder"):
-        explicit = not isinstance(params.get("categories"), str)
-        frequency = params.get("min_frequency") is None and (
-            params.get("max_categories") is None
-        )
-        # handle_unknown="error" makes fit raise with the unknown value in the
-        # message: a private value released by an error.
-        quiet = params.get("handle_unknown") != "error"
-        return "explicit categories" if explicit and frequency and quiet else None
-    if (
-        name == "SimpleImputer"
-        and params.get("strategy") == "constant"
-        and params.get("keep_empty_features")
-        and not params.get("add_indicator")
-    ):
-        # Otherwise it drops the columns with no observed value (and says which),
-        # or adds indicators of the columns that have missing values.
-        return "constant fill value"
-    if name == "MissingIndicator" and params.get("features") == "all":
-        return "row-wise"
-    return None
-
-
-def _components(estimator):
-    """``(path, estimator)`` of every estimator inside ``estimator`` (and itself)."""
-    found = [("", estimator)]
-    if hasattr(estimator, "get_params"):
-        for key, value in estimator.get_params(deep=True).items():
-            if isinstance(value, BaseEstimator):
-                found.append((key, value))
-    return found
 
 
 def find_privacy_leaks(estimator):
@@ -150,12 +100,20 @@ def find_privacy_leaks(estimator):
     of a ``ColumnTransformer`` or ``FeatureUnion``, nested pipelines). A step
     leaks unless it is a mechanism of this package or a scikit-learn transformer
     that is safe as it is: row-wise or stateless (``Normalizer``, ``Binarizer``,
-    ``PolynomialFeatures``, ``FunctionTransformer`` without an inverse check,
-    ``MissingIndicator(features="all")``), or fixed by public parameters
-    (``OneHotEncoder``/``OrdinalEncoder`` with explicit ``categories``, no
-    frequency filter and ``handle_unknown`` other than ``"error"``,
+    ``PolynomialFeatures``, ``MissingIndicator(features="all")``, and a
+    ``FunctionTransformer`` whose ``func`` is None, a NumPy ufunc or declared
+    row-wise with :func:`sklearn_dpgd.preprocessing.row_wise`, without an inverse
+    check), or fixed by public parameters (``OneHotEncoder`` with explicit
+    ``categories``, no frequency filter, ``drop=None`` and ``handle_unknown`` in
+    ``{"ignore", "infrequent_if_exist"}``; ``OrdinalEncoder`` with explicit
+    ``categories`` and ``handle_unknown="use_encoded_value"``;
     ``SimpleImputer(strategy="constant", keep_empty_features=True)`` without
-    ``add_indicator``).
+    ``add_indicator``). Any other ``FunctionTransformer`` may read every row
+    (``scipy.stats.zscore`` standardises by the columns' statistics); an encoder
+    that raises or warns about an undeclared value tells whether a private row
+    holds one. A ``ColumnTransformer`` with ``sparse_threshold > 0`` and a
+    transformer that may return a sparse matrix leaks the density of its output
+    (``sparse_output_``).
 
     Parameters
     ----------
@@ -168,21 +126,7 @@ def find_privacy_leaks(estimator):
         ``(path, class name, what its fit reads)``, in ``get_params`` order; the
         path of ``estimator`` itself is ``""``.
     """
-    leaks = []
-    for path, est in _components(estimator):
-        if isinstance(est, _CONTAINERS) or isinstance(est, PrivatePipeline):
-            continue
-        if _is_private(est) or _safe_reason(est) is not None:
-            continue
-        name = type(est).__name__
-        if name == "SimpleImputer":
-            reads = f"the {est.get_params()['strategy']} of every column"
-            if est.get_params()["strategy"] == "constant":
-                reads = "which columns have no observed value, or missing values"
-        else:
-            reads = _READS.get(name, "its fitted state from the data")
-        leaks.append((path, name, reads))
-    return leaks
+    return privacy_leaks(estimator)
 
 
 def _is_gaussian(est):
@@ -261,8 +205,9 @@ class PrivatePipeline(NotFittedAttributesMixin, MetaEstimatorMixin, _BaseComposi
     ----------
     pipeline_ : sklearn.pipeline.Pipeline
         The fitted clones.
-    budget_ : dict of str to tuple (float, float)
-        ``(epsilon, delta)`` given to every data-reading private step.
+    budget_ : dict of str to Budget
+        ``(epsilon, delta)`` given to every data-reading private step, as a
+        ``Budget`` named tuple (exact floats, a repr to 4 significant digits).
     accounting_ : {"gdp", "basic"}
         How the budget was split.
     ledger_ : PrivacyLedger
@@ -441,14 +386,14 @@ class PrivatePipeline(NotFittedAttributesMixin, MetaEstimatorMixin, _BaseComposi
         if gaussian:
             mu = gdp_mu(eps, delta)
             budget = {
-                p: (gdp_epsilon(np.sqrt(s) * mu * keep, delta), delta)
+                p: Budget(gdp_epsilon(np.sqrt(s) * mu * keep, delta), delta)
                 for p, s in shares.items()
             }
             return "gdp", budget
         # delta's shares keep the same margin: summed in float, 0.1 and 0.9 of
         # 1e-8 give more than 1e-8.
         return "basic", {
-            p: (s * eps * keep, s * delta * keep) for p, s in shares.items()
+            p: Budget(s * eps * keep, s * delta * keep) for p, s in shares.items()
         }
 
     def _gdp_ledger_refusal(self):
@@ -512,17 +457,14 @@ class PrivatePipeline(NotFittedAttributesMixin, MetaEstimatorMixin, _BaseComposi
         """
         self._validate_params()
         pipe = self._pipeline()
-        for path, name, reads in find_privacy_leaks(pipe):
-            # Once per process per message, like the package's other warnings
-            # (a search fits many clones).
-            warn_once(
-                f"step {path!r} ({name}) fits on the data without a privacy "
-                f"mechanism: it reads {reads}, released without noise and not "
-                "covered by epsilon_. Use sklearn_dpgd.preprocessing or declare "
-                "these values public.",
-                PrivacyLeakWarning,
-                stacklevel=2,
-            )
+        # Every step, and the scikit-learn constructs fitting this pipeline, before
+        # any step reads data: a warning once per process per leak (a search fits
+        # many clones), or in strict mode an error before anything is fitted.
+        leaks = [
+            (("step", path, name, reads), step_leak_message(path, name, reads))
+            for path, name, reads in find_privacy_leaks(pipe)
+        ]
+        report_leaks(leaks + boundary_leaks(sys._getframe(1)), stacklevel=3)
         readers = self._readers(pipe)
         self.accounting_, self.budget_ = self._plan(readers)
         gaussian = {path: _is_gaussian(est) for path, est in readers}
@@ -531,6 +473,7 @@ class PrivatePipeline(NotFittedAttributesMixin, MetaEstimatorMixin, _BaseComposi
         fixed = random_state is not None
         self._configure(pipe, self.budget_, spawn_seeds(root, len(readers)), fixed)
         ledger = PrivacyLedger(float(self.epsilon), float(self.delta))
+        ledger._internal = True  # the pipeline's own: numbers no fixed seeds
         with warnings.catch_warnings():
             # The pipeline warned once for its fixed seed; not once per step.
             warnings.filterwarnings(

@@ -205,6 +205,7 @@ ROOT_MODULES = {
     "sklearn_dpgd.pipeline",
     # cross-cutting helpers used by every layer
     "sklearn_dpgd._base",
+    "sklearn_dpgd._boundary",
     "sklearn_dpgd._errors",
     "sklearn_dpgd._public_size",
     "sklearn_dpgd._sklearn_compat",
@@ -230,7 +231,9 @@ LAYERS = {
     0: {"exceptions", "_base", "_errors", "_public_size", "_sklearn_compat"}
     | {"_validation", "_warnings"},
     1: {"accounting"},
-    2: {"_engine"},
+    # _boundary: the check every private fit makes of the scikit-learn constructs
+    # around it (reads the ledgers' strict flag).
+    2: {"_engine", "_boundary"},
     3: {"_solvers"},
     4: {"schedules"},
     5: {"linear_model", "preprocessing", "pipeline", "baselines"},

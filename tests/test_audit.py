@@ -157,6 +157,10 @@ def test_pipeline_passes_the_start_to_its_last_step():
     assert result.mu_claimed == pytest.approx(gdp_mu(12.0, 1e-5), rel=1e-6)
     # Statistics are measured from the start (-1e6 / canary_value): near 0.
     assert np.all(np.abs(result.statistics_without) < 5.0)
+    # The repr shows the bounds and the claim, not the raw statistics.
+    text = repr(result)
+    assert text.startswith("AuditResult(epsilon_lower=") and "n_trials=20" in text
+    assert "statistics" not in text and len(text) < 250
 
 
 def test_statistic_reads_the_trained_coefficient_of_a_calibrated_fit():

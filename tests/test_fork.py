@@ -278,7 +278,8 @@ def test_serial_twins_are_bit_identical(K, loss):
     )
 
 
-def test_unpickled_ledger_belongs_to_the_loading_process():
+def test_unpickled_ledger_records_in_this_process_and_refuses_elsewhere():
+    # In the process it belongs to, an unpickled copy records (an explicit copy).
     ledger = PrivacyLedger()
     ledger.charge(EpsilonDeltaRecord(0.1))
     copy = pickle.loads(pickle.dumps(ledger))
@@ -290,3 +291,32 @@ def test_unpickled_ledger_belongs_to_the_loading_process():
             epsilon=0.3, delta=1e-6, classes=[0, 1], public_n_samples=50, max_iter=3
         ).fit(X, (X[:, 0] > 0).astype(int))
     assert len(copy.entries) == 3
+    # In another process it refuses, until adopt() makes it that process's own.
+    script = (
+        "import pickle, sys, warnings\n"
+        "import numpy as np\n"
+        "from sklearn_dpgd import DPLogisticRegression\n"
+        "from sklearn_dpgd.exceptions import UnrecordedFitError\n"
+        "warnings.simplefilter('ignore')\n"
+        "ledger = pickle.loads(sys.stdin.buffer.read())\n"
+        "X = np.random.default_rng(0).normal(size=(50, 2)) / 2\n"
+        "y = (X[:, 0] > 0).astype(int)\n"
+        "est = DPLogisticRegression(epsilon=0.3, delta=1e-6, classes=[0, 1],\n"
+        "                           public_n_samples=50, max_iter=3)\n"
+        "try:\n"
+        "    with ledger:\n"
+        "        est.fit(X, y)\n"
+        "    print('recorded')\n"
+        "except UnrecordedFitError as e:\n"
+        "    print('refused', 'adopt()' in str(e), len(ledger.entries))\n"
+        "with ledger.adopt():\n"
+        "    est.fit(X, y)\n"
+        "print('adopted', len(ledger.entries))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script],
+        input=pickle.dumps(ledger),
+        capture_output=True,
+        check=True,
+    ).stdout.decode()
+    assert out.split("\n")[:2] == ["refused True 1", "adopted 2"], out

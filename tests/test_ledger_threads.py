@@ -23,7 +23,7 @@ from sklearn_dpgd.accounting import (
     active_ledgers,
     recording_only,
 )
-from sklearn_dpgd.exceptions import BudgetExhaustedError
+from sklearn_dpgd.exceptions import BudgetExhaustedError, UnrecordedFitError
 from sklearn_dpgd.model_selection import PrivateGridSearchCV
 from sklearn_dpgd.pipeline import make_private_pipeline
 from sklearn_dpgd.preprocessing import DPStandardScaler
@@ -173,3 +173,24 @@ def test_nested_blocks_in_one_thread_still_unwind_in_order():
         ledger.charge((GaussianSteps(5.0),))
     assert active_ledgers() == ()
     assert len(ledger.entries) == 1
+
+
+def test_a_process_fit_under_recording_only_is_refused_not_lost():
+    # recording_only counts as open for the pickling guard: a fit shipped to a
+    # loky worker (where no ledger is open) raises before it reads data.
+    X, y = _data(n=120)
+    est = DPLogisticRegression(epsilon=0.3, delta=DELTA, classes=[0, 1], max_iter=3)
+    with recording_only(PrivacyLedger()) as scratch:
+        with joblib.parallel_config(backend="loky", n_jobs=2):
+            with pytest.raises(UnrecordedFitError, match="could not be recorded"):
+                joblib.Parallel()(joblib.delayed(est.fit)(X, y) for _ in range(2))
+    assert scratch.entries == ()
+
+
+def test_epsilon_defaults_to_the_caps_delta():
+    capped = PrivacyLedger(1.0, DELTA)
+    capped.charge((GaussianSteps(5.0),))
+    assert capped.epsilon() == capped.epsilon(DELTA)
+    uncapped = PrivacyLedger()
+    with pytest.raises(ValueError, match="no cap: give the delta"):
+        uncapped.epsilon()

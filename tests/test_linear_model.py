@@ -17,10 +17,16 @@ from sklearn_dpgd import (
     DPLogisticRegression,
     ExponentialDecaySchedule,
     PrivacyLeakWarning,
+    PURSchedule,
     UniformSchedule,
     WeakPrivacyWarning,
 )
-from sklearn_dpgd.accounting import gdp_epsilon, gdp_mu_from_noise_multipliers
+from sklearn_dpgd.accounting import (
+    PrivacyLedger,
+    gdp_delta,
+    gdp_epsilon,
+    gdp_mu_from_noise_multipliers,
+)
 from sklearn_dpgd.schedules import AdaptiveStepSchedule, LineSearchSchedule
 
 from ._sklearn_checks import expected_failed_checks
@@ -107,7 +113,10 @@ def test_spent_budget_is_exact_and_never_exceeded(epsilon, neighboring, schedule
     )
     np.testing.assert_array_equal(everything[-clf.n_iter_ :], clf.noise_multipliers_)
     assert clf.mu_ == pytest.approx(gdp_mu_from_noise_multipliers(everything))
-    assert gdp_epsilon(clf.mu_, clf.delta_) == clf.epsilon_
+    # mu_ is the fit's guarantee (under add/remove the filter's cap: the plan read
+    # a noisy count), and epsilon_ its exact epsilon at delta_.
+    assert gdp_epsilon(clf.mu_, clf.delta_) == pytest.approx(clf.epsilon_, rel=1e-14)
+    assert gdp_delta(clf.mu_, clf.epsilon_) <= clf.delta_
     ratio = clf.noise_multipliers_[1:] / clf.noise_multipliers_[:-1]
     np.testing.assert_allclose(ratio, getattr(schedule, "decay_rate", 1.0), rtol=1e-12)
 
@@ -743,3 +752,23 @@ def test_csr_duplicates_are_summed_without_touching_the_input():
         np.testing.assert_array_equal(got, want)
     b = DPLogisticRegression(**kw).fit(X.toarray(), y)
     np.testing.assert_allclose(a.coef_, b.coef_, rtol=1e-12, atol=1e-14)
+
+
+def test_a_plan_chosen_after_the_noisy_count_reports_its_filters_cap():
+    # PURSchedule's plan, read off the noisy count, may spend less than its cap;
+    # the cap is the guarantee (before: the realised 0.958 was reported).
+    X, y = _data(n=500)
+    kw = {"epsilon": 1.0, "delta": 1e-6, "schedule": PURSchedule(), "random_state": 0}
+    counted = DPLogisticRegression(**kw).fit(X, y)
+    spent = gdp_mu_from_noise_multipliers(
+        np.concatenate([np.full(s.count, s.noise_multiplier) for s in counted.ledger_])
+    )
+    assert spent < counted.mu_ * (1 - 1e-3)  # the plan did spend less
+    assert counted.epsilon_ == pytest.approx(1.0, rel=1e-12)
+    assert gdp_delta(counted.mu_, counted.epsilon_) <= counted.delta_
+    with PrivacyLedger() as ledger:
+        DPLogisticRegression(**kw).fit(X, y)
+    assert ledger.epsilon(1e-6) == pytest.approx(1.0, rel=1e-9)
+    # A declared public size: the plan is fixed in advance, its spend is exact.
+    fixed = DPLogisticRegression(public_n_samples=500, **kw).fit(X, y)
+    assert fixed.epsilon_ < 1.0

@@ -402,25 +402,37 @@ def test_default_grid_param_grid_must_be_a_grid(data):
         PrivateGridSearchCV(DPLogisticRegression(), "wide", delta=DELTA).fit(X, y)
 
 
-def test_default_grid_multiclass_reads_the_classes_like_the_estimator():
-    # classes=None: the number of classes comes from y, as every candidate fit
-    # reads it (and warns); with 3 classes the multiclass rules apply.
+def test_default_grid_never_reads_the_number_of_classes_from_y():
+    # classes=None: the grid assumes two classes (shaping it by y would release
+    # the number of labels through the candidates' settings); declared classes
+    # shape it. Before: the undeclared fit got the 3-class grid.
     rng = np.random.default_rng(2)
     X = rng.normal(size=(900, 4)) / 3
     y = np.argmax(X[:, :3], axis=1)
-    search = PrivateGridSearchCV(
-        DPLogisticRegression(), epsilon=2.0, delta=DELTA, random_state=0
-    ).fit(X, y)
-    train_size = round(0.8 * search.public_n_samples_)
-    assert search.cv_results_["params"] == default_candidates(
-        DPLogisticRegression(),
-        search.cv_results_["candidate_epsilon"][0],
-        DELTA,
-        train_size,
-        4,
-        n_classes=3,
+    for estimator, n_classes in [
+        (DPLogisticRegression(), 2),
+        (DPLogisticRegression(classes=[0, 1, 2]), 3),
+    ]:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", PrivacyLeakWarning)
+            search = PrivateGridSearchCV(
+                estimator, epsilon=2.0, delta=DELTA, random_state=0
+            ).fit(X, y)
+        train_size = round(0.8 * search.public_n_samples_)
+        assert search.cv_results_["params"] == default_candidates(
+            estimator,
+            search.cv_results_["candidate_epsilon"][0],
+            DELTA,
+            train_size,
+            4,
+            n_classes=n_classes,
+        )
+        assert search.best_estimator_.coef_.shape == (3, 4)
+    assert default_candidates(
+        DPLogisticRegression(), 1.0, DELTA, train_size, 4, n_classes=2
+    ) != default_candidates(
+        DPLogisticRegression(), 1.0, DELTA, train_size, 4, n_classes=3
     )
-    assert search.best_estimator_.coef_.shape == (3, 4)
 
 
 def test_linear_scaling_search_runs_with_all_defaults(data):

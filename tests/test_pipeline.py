@@ -177,7 +177,13 @@ def test_find_privacy_leaks_nested_and_safe_transformers():
     prep = ColumnTransformer(
         [
             ("a", make_pipeline(StandardScaler(), Normalizer()), [0]),
-            ("b", OneHotEncoder(categories=[[0, 1]], handle_unknown="ignore"), [1]),
+            (
+                "b",
+                OneHotEncoder(
+                    categories=[[0, 1]], handle_unknown="ignore", sparse_output=False
+                ),
+                [1],
+            ),
             ("c", SimpleImputer(strategy="constant", keep_empty_features=True), [2]),
             ("d", SimpleImputer(strategy="constant"), [3]),
         ]
@@ -272,3 +278,18 @@ def test_pipeline_set_output_pandas_and_nested_private_pipeline():
     # The nested pipeline is one step of the outer split; it splits its share.
     assert list(pipe.budget_) == ["columntransformer__num"]
     assert pipe.epsilon_ <= 0.5 and len(pipe.ledger_.entries) == 2
+
+
+def test_budget_values_are_exact_floats_with_a_short_repr():
+    X, y = _data(n=300, d=2)
+    model = make_private_pipeline(
+        DPStandardScaler(bounds=(-3.0, 3.0)),
+        DPLogisticRegression(classes=[0, 1]),
+        epsilon=0.4,
+        delta=1e-8,
+    ).fit(X, y)
+    share = model.budget_["dplogisticregression"]
+    epsilon, delta = share
+    assert (epsilon, delta) == tuple(share) and delta == share.delta
+    assert repr(share) == f"(epsilon={epsilon:.4g}, delta={delta:.4g})"
+    assert len(repr(share)) < 40

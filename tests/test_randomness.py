@@ -8,6 +8,7 @@ import pytest
 from sklearn.base import clone
 
 from sklearn_dpgd import DPLogisticRegression
+from sklearn_dpgd.accounting import PrivacyLedger
 from sklearn_dpgd.exceptions import PrivacyLeakWarning
 
 
@@ -51,3 +52,31 @@ def test_fixed_seed_is_reproducible(data):
     X, y = data
     est = DPLogisticRegression(classes=[0, 1], random_state=5)
     np.testing.assert_array_equal(_fit(est, X, y).coef_, _fit(est, X, y).coef_)
+
+
+def test_fixed_seed_fits_inside_a_ledger_draw_distinct_noise_reproducibly():
+    # A ledger composes its fits as independent mechanisms: two fits sharing an
+    # integer seed must not share noise there (before: identical coefficients).
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 3)) / 3
+    y = (X[:, 0] > 0).astype(int)
+
+    def coefs(n):
+        return [
+            DPLogisticRegression(classes=[0, 1], max_iter=5, random_state=7)
+            .fit(X, y)
+            .coef_.copy()
+            for _ in range(n)
+        ]
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        outside = coefs(2)
+        with PrivacyLedger():
+            first = coefs(2)
+        with PrivacyLedger():
+            again = coefs(2)
+    np.testing.assert_array_equal(outside[0], outside[1])
+    assert not np.array_equal(first[0], first[1])
+    np.testing.assert_array_equal(first[0], again[0])
+    np.testing.assert_array_equal(first[1], again[1])

@@ -8,10 +8,14 @@ and ``random_state``"):
   ``os.urandom``) for every fit. It never reads NumPy's global state, which
   ``np.random.seed`` makes predictable, so two fits never share noise.
 * An integer or a :class:`numpy.random.RandomState` makes the noise reproducible,
-  and therefore *subtractable* by anyone who knows the seed: two fits with the same
-  seed (e.g. the clones of ``GridSearchCV`` or ``cross_val_score`` on different
-  folds) draw the same noise, which then cancels in their difference. This is a
-  debugging aid; it warns with :class:`~sklearn_dpgd.exceptions.PrivacyLeakWarning`.
+  and therefore *subtractable* by anyone who knows the seed: outside a ledger, two
+  fits with the same seed (e.g. the clones of ``GridSearchCV`` or
+  ``cross_val_score`` on different folds) draw the same noise, which then cancels
+  in their difference. Inside a user's
+  :class:`~sklearn_dpgd.accounting.PrivacyLedger` the ``k``-th fixed-seed fit gets
+  child ``k`` of the seed, so the fits the ledger composes as independent are
+  (reproducibly, for the same sequence of fits). This is a debugging aid; it warns
+  with :class:`~sklearn_dpgd.exceptions.PrivacyLeakWarning`.
 * ``secure_mode=True`` ignores ``random_state`` and draws every noise value from the
   operating system's cryptographically secure generator through
   :class:`sklearn_dpgd._engine._secure.SecureGenerator` (the option of the same name in
@@ -23,6 +27,7 @@ from numbers import Integral
 import numpy as np
 
 from .._warnings import warn_once
+from ..accounting import _seed_position
 from ..exceptions import PrivacyLeakWarning
 from ._secure import SecureGenerator
 
@@ -87,15 +92,32 @@ def draw_seed(random_state, *, owner="estimator"):
                 f"random_state must be None or an integer >= 0, got {random_state!r}."
             )
         _fixed_seed_warning(random_state, owner)
-        return np.random.SeedSequence(int(random_state))
+        return _in_ledger(int(random_state))
     if isinstance(random_state, np.random.RandomState):
         _fixed_seed_warning(random_state, owner)
         words = random_state.randint(0, 2**32, size=SEED_BITS // 32, dtype=np.uint64)
-        return np.random.SeedSequence([int(w) for w in words])
+        return _in_ledger([int(w) for w in words])
     raise TypeError(
         "random_state must be None, an int or a numpy.random.RandomState, got "
         f"{type(random_state).__name__}."
     )
+
+
+def _in_ledger(entropy):
+    """The fixed seed ``entropy``, spawned by the fit's position in the innermost
+    user :class:`~sklearn_dpgd.accounting.PrivacyLedger` if one is active.
+
+    A ledger composes its fits as independent mechanisms; two fits with the same
+    seed would share their noise, so the ledger's total would be false. Inside a
+    ledger the ``k``-th fixed-seed fit therefore gets the child ``k`` of the seed
+    (``SeedSequence(entropy, spawn_key=(k,))``): distinct noise for every fit,
+    the same for the same sequence of fits in a new ledger. Outside any ledger the
+    seed is ``entropy`` itself, as before.
+    """
+    position = _seed_position()
+    if position is None:
+        return np.random.SeedSequence(entropy)
+    return np.random.SeedSequence(entropy, spawn_key=(position[1],))
 
 
 def spawn_seeds(seed, n):

@@ -15,6 +15,7 @@ import numpy as np
 
 from ..accounting import GaussianSteps, NoisyMaxSteps, SparseVectorSteps
 from ..exceptions import BudgetExhaustedError
+from ._progress import Deciles
 from .gd import initial_iterate
 
 
@@ -100,6 +101,7 @@ def dp_agd(oracle, schedule, context, *, max_updates, initial=None, verbose=0):
     theta = initial_iterate(oracle.n_outputs, d, initial)
     chosen, recent = [], []
     selection = NoisyMaxSteps(eps_nmax)
+    progress = Deciles(verbose)  # a line per tenth of the budget spent
     try:
         while len(chosen) < max_updates:
             z = _z_of_rho(rho_ng)
@@ -133,7 +135,7 @@ def dp_agd(oracle, schedule, context, *, max_updates, initial=None, verbose=0):
                 eta_max = min(schedule.growth * max(recent), schedule.max_step)
                 etas = _lengths(eta_max, schedule.n_candidates)
                 recent = []
-            if verbose:
+            if progress(1.0 - filt.remaining() / filt.budget):
                 print(
                     f"update {len(chosen)}: step={chosen[-1]:.4g}, "
                     f"gradient rho={rho_ng:.4g}, "
@@ -179,6 +181,7 @@ def dp_blsgd(oracle, schedule, context, *, max_updates, initial=None, verbose=0)
     chosen, omega = [], []
     theta_bar = 0.5 * math.pi
     prev = None
+    progress = Deciles(verbose)  # a line per tenth of the budget spent
     try:
         while len(chosen) < max_updates:
             z = _z_of_rho(rho_grad)
@@ -267,7 +270,7 @@ def dp_blsgd(oracle, schedule, context, *, max_updates, initial=None, verbose=0)
             if len(chosen) % schedule.reset_every == 0:
                 eta0 = min(schedule.reset_factor * max(omega), eta0)
                 omega = []
-            if verbose:
+            if progress(1.0 - filt.remaining() / filt.budget):
                 print(
                     f"update {len(chosen)}: step={chosen[-1]:.4g}, "
                     f"gradient rho={rho_grad:.4g}, "

@@ -20,6 +20,7 @@ from ..accounting import (
     poisson_gaussian_rdp,
     scale_to_budget,
 )
+from ._progress import Deciles
 
 
 def initial_iterate(n_outputs, n_features, initial):
@@ -89,7 +90,8 @@ def noisy_gradient_descent(
         Public starting point ``theta_0`` (intercepts in the last column); None
         starts from zero.
     verbose : int
-        If > 0, print one line per step with privatised quantities only.
+        1: print a line (privatised quantities only) per tenth of the steps;
+        2 or more: one per step.
 
     Returns
     -------
@@ -105,6 +107,7 @@ def noisy_gradient_descent(
     theta = initial_iterate(oracle.n_outputs, d, initial)
     velocity = np.zeros_like(theta)
     theta_sum = np.zeros_like(theta)
+    progress = Deciles(verbose)
     for t, (z, eta) in enumerate(zip(noise_multipliers, learning_rates, strict=True)):
         grad = oracle.noisy_gradient(theta[:, :d], theta[:, d], z)
         grad[:, :d] += alpha * theta[:, :d]
@@ -119,10 +122,11 @@ def noisy_gradient_descent(
         theta += velocity
         if t >= n_steps - n_averaged:
             theta_sum += theta
-        if verbose:
+        if progress((t + 1) / n_steps):
             # Only post-processed private values are printed (never the loss).
             print(
-                f"step {t + 1}/{n_steps}: noise_multiplier={z:.4g}, "
+                f"step {t + 1}/{n_steps} ({(t + 1) / n_steps:.0%}): "
+                f"noise_multiplier={z:.4g}, "
                 f"||noisy gradient||={np.linalg.norm(grad):.4g}"
             )
     theta = theta_sum / n_averaged
@@ -294,6 +298,7 @@ def solve(
     public_n_samples,
     n_counted,
     adaptive_plan=False,
+    cap_epsilon=None,
     calibrate=None,
 ):
     """Run :func:`noisy_gradient_descent` and account for it.
@@ -320,9 +325,15 @@ def solve(
         Records the filter holds before the training steps (1 for a noisy
         count, else 0).
     adaptive_plan : bool, default=False
-        Whether the plan was chosen after a noisy count: then the epsilon its
-        filter enforces is reported, not the realised spend (composing its steps
-        as if fixed in advance would understate).
+        Whether the plan was chosen after a noisy count: then the guarantee its
+        filter enforces (the cap ``mu``, or its epsilon for subsampled steps) is
+        reported, not the realised spend (composing its steps as if fixed in
+        advance would understate; a ``PURSchedule`` plan may spend less than its
+        cap).
+    cap_epsilon : float or None, default=None
+        The epsilon the full-batch filter's cap ``mu`` was calibrated to
+        (``gdp_mu(cap_epsilon, delta)``): the exact epsilon of the cap, reported
+        for an adaptive plan (at most ``gdp_epsilon(mu, delta)``).
     calibrate : callable or None, default=None
         ``calibrate(coef, intercept, privacy_filter=...) -> (coef, intercept,
         scale)``, run after the
@@ -355,8 +366,17 @@ def solve(
     delta = float(delta)
     full_batch = isinstance(privacy_filter, GaussianPrivacyFilter)
     if full_batch:
-        mu = privacy_filter.mu_spent
+        # A plan chosen after a noisy count (its horizon, steps and schedule read
+        # the public size it estimated) is covered by the filter's cap: GDP's
+        # fully adaptive composition bounds the run by the cap, not by the
+        # realised sum of mu_t^2 (Smith & Thakurta 2022, Thm 1.1; Whitehouse et
+        # al., ICML 2023). A plan fixed in advance spends exactly what it ran.
+        mu = privacy_filter.mu if adaptive_plan else privacy_filter.mu_spent
         epsilon = gdp_epsilon(mu, delta)
+        if adaptive_plan and cap_epsilon is not None:
+            # The cap is gdp_mu(cap_epsilon, delta), which guarantees exactly
+            # (cap_epsilon, delta); gdp_epsilon's root can sit a few ulps above.
+            epsilon = min(epsilon, float(cap_epsilon))
     else:
         # No closed form for subsampled steps: the epsilon the filter approved
         # the whole run with (count included), by its accountant; for a plan

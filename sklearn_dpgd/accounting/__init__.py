@@ -87,6 +87,12 @@ from ._ledger import (
 from ._ledger import (
     _ledger_guard_state as _ledger_guard_state,
 )
+from ._ledger import (
+    _seed_position as _seed_position,
+)
+from ._ledger import (
+    _strict_mode as _strict_mode,
+)
 from ._rdp import (
     DEFAULT_ORDERS as DEFAULT_ORDERS,
 )

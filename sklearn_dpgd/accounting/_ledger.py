@@ -38,6 +38,8 @@ __all__ = ["PrivacyLedger", "active_ledgers", "recording_only"]
 # copy refuses to record (_check_not_forked_copy).
 
 _ACTIVE_LEDGERS = contextvars.ContextVar("sklearn_dpgd_active_ledgers", default=())
+# Whether a strict ledger is open in this context; recording_only keeps it.
+_STRICT = contextvars.ContextVar("sklearn_dpgd_strict", default=False)
 _OPEN_LEDGERS = {}  # id(ledger) -> [ledger, times entered], process-wide
 _LEDGER_LOCK = threading.RLock()
 _FORK_ADVICE = (
@@ -62,7 +64,10 @@ def _open(ledger, *, only=False):
         slot = _OPEN_LEDGERS.setdefault(id(ledger), [ledger, 0])
         slot[1] += 1
     stack = (ledger,) if only else _ACTIVE_LEDGERS.get() + (ledger,)
-    token = _ACTIVE_LEDGERS.set(stack)
+    token = (
+        _ACTIVE_LEDGERS.set(stack),
+        _STRICT.set(_STRICT.get() or getattr(ledger, "strict", False)),
+    )
     backend = joblib.parallel_config(backend=LedgerThreadingBackend())
     backend.__enter__()
     return token, backend
@@ -71,7 +76,8 @@ def _open(ledger, *, only=False):
 def _close(ledger, token, backend, exc_info):
     """Undo :func:`_open`, in the thread and context that opened it."""
     backend.__exit__(*exc_info)
-    _ACTIVE_LEDGERS.reset(token)
+    _STRICT.reset(token[1])
+    _ACTIVE_LEDGERS.reset(token[0])
     with _LEDGER_LOCK:
         slot = _OPEN_LEDGERS[id(ledger)]
         slot[1] -= 1
@@ -102,6 +108,15 @@ class PrivacyLedger:
     delta : float or None, default=None
         The delta at which the cap is checked, in (0, 1); required with
         ``epsilon``.
+    strict : bool, default=False
+        For production jobs: while the ledger is open, every leak that a private
+        fit detects around itself (a non-private step of its ``Pipeline``, a
+        scikit-learn search, cross-validation, calibration, multiclass wrapper or
+        ensemble fitting it; see the privacy page) raises
+        :class:`~sklearn_dpgd.exceptions.PrivacyLeakError` before that fit reads
+        data, instead of warning :class:`~sklearn_dpgd.exceptions.PrivacyLeakWarning`.
+        Holds in nested ledgers, inside ``recording_only`` and in the worker
+        threads of joblib calls made in the block.
 
     Attributes
     ----------
@@ -115,6 +130,8 @@ class PrivacyLedger:
     ------
     ValueError
         If only one of ``epsilon`` and ``delta`` is given, or either is invalid.
+    TypeError
+        If ``strict`` is not a bool.
 
     See Also
     --------
@@ -130,13 +147,20 @@ class PrivacyLedger:
     or PLD (:func:`ledger_epsilon`); ``(epsilon, delta)`` records by
     dp-accounting's privacy-loss distributions (Doroshenko et al. 2022).
 
-    Adaptivity: the GDP and RDP compositions stay valid when each fit's budget is
-    chosen after seeing earlier outputs (Smith & Thakurta 2022; Feldman & Zrnic,
-    NeurIPS 2021), so the cap is a privacy filter for fits. The exact composition
-    of ``(epsilon, delta)`` records is proven for records whose parameters were
-    fixed in advance (as the searches of :mod:`sklearn_dpgd.model_selection`
-    charge them, from public inputs); choosing a record's budget from earlier
-    private outputs is not covered.
+    Adaptivity, exactly what the cap guarantees. While every entry is a
+    full-batch Gaussian mechanism the cap is checked by the GDP composition,
+    which is a privacy filter: it stays valid when each fit (and its budget) is
+    chosen after seeing earlier outputs (fully adaptive composition; Smith &
+    Thakurta 2022). As soon as the ledger holds another entry (subsampled
+    ``batch_size`` steps, the ``(epsilon, delta)`` record of an adaptive
+    schedule, Snowball-SGD, a private search or a pipeline with ``epsilon``
+    shares), the cap is checked by the privacy-loss-distribution composition,
+    which is exact for mechanisms fixed in advance but is not a proven filter:
+    the cap then guarantees ``(epsilon, delta)`` only if the sequence of fits and
+    their budgets is fixed before the first one runs (a script that does not
+    decide the next fit from earlier results). To choose later fits from earlier
+    outputs under a cap, keep the ledger to full-batch fits (``batch_size=None``,
+    a data-independent schedule).
 
     What a ledger does *not* see: the scores ``GridSearchCV`` computes on the
     held-out folds, ``best_params_`` and ``cv_results_`` are exact functions of
@@ -161,8 +185,9 @@ class PrivacyLedger:
     data. So does a fit in a forked process (``os.fork``, an explicit
     ``backend="multiprocessing"``) that would record in a ledger of its parent:
     the child holds a copy the parent never sees, whether the ledger was open at
-    the fork or is opened in the child. A ledger created in the child records
-    there, for the child to report.
+    the fork or is opened in the child. So does a ledger pickled in one process
+    and loaded in another, until :meth:`adopt` makes the copy that process's own.
+    A ledger created in the child records there, for the child to report.
 
     Examples
     --------
@@ -183,7 +208,10 @@ class PrivacyLedger:
     (3, 0.901)
     """
 
-    def __init__(self, epsilon=None, delta=None):
+    def __init__(self, epsilon=None, delta=None, *, strict=False):
+        if not isinstance(strict, bool):
+            raise TypeError(f"strict must be True or False, got {strict!r}.")
+        self.strict = strict
         if (epsilon is None) != (delta is None):
             raise ValueError("give both epsilon and delta for a cap, or neither.")
         self.cap_epsilon = (
@@ -192,28 +220,67 @@ class PrivacyLedger:
         self.cap_delta = None if delta is None else _check_delta(delta)
         self._entries = []
         self._tokens = {}  # thread id -> [(context token, joblib config), ...]
+        # Fixed-seed fits drawn inside this ledger: each gets its position as a
+        # spawn key, so two fits with one integer random_state never share noise.
+        self._seeded_fits = 0
+        # A ledger a fit of the package keeps for itself (a pipeline's, a search's
+        # scratch) rather than the user's: it numbers no seeds.
+        self._internal = False
         # The process whose ledger this is: a forked child holds a copy, which must
         # not record (the parent never sees it).
         self._pid = os.getpid()
 
     def __setstate__(self, state):
-        # An unpickled ledger is a new, explicit copy (e.g. loaded from disk): it
-        # belongs to the process that loaded it, and is not open there.
+        # An unpickled ledger is a copy, not open anywhere. It still belongs to
+        # the process that pickled it: in another process (a joblib worker, a
+        # file loaded elsewhere) it refuses to record until adopt() makes it that
+        # process's own, so a worker never records silently where the original
+        # ledger cannot see it.
         self.__dict__.update(state)
+        self.__dict__.setdefault("strict", False)  # pickled before strict existed
+        self.__dict__.setdefault("_seeded_fits", 0)
+        self.__dict__.setdefault("_internal", False)
+        self.__dict__.setdefault("_pid", os.getpid())
         self._tokens = {}
+        self._unpickled = True
+
+    def adopt(self):
+        """Make this copy of a ledger the ledger of the current process.
+
+        A ledger pickled in one process and loaded in another (sent to a joblib
+        worker, saved and loaded) refuses to record there: what the copy records
+        never reaches the original. Call ``adopt()`` to record into the copy
+        knowingly (then report its :attr:`entries` to the original yourself, or
+        re-audit them with :func:`ledger_epsilon`). A no-op in the process the
+        ledger belongs to.
+
+        Returns
+        -------
+        self : PrivacyLedger
+            The same ledger, now owned by this process.
+        """
         self._pid = os.getpid()
+        return self
 
     def _check_not_forked_copy(self, source):
-        """Refuse to record in a copy of a ledger inherited through ``fork``."""
-        if self._pid != os.getpid():
+        """Refuse to record in a copy of a ledger from another process."""
+        if self._pid == os.getpid():
+            return
+        what = f"{source or 'a mechanism'} would be recorded in a copy of a "
+        if self.__dict__.get("_unpickled"):
             raise UnrecordedFitError(
-                f"{source or 'a mechanism'} would be recorded in a copy of a "
-                f"PrivacyLedger of process {self._pid}, made when this process "
-                f"({os.getpid()}) was forked from it (os.fork, joblib's "
-                '"multiprocessing" backend): that process never sees what the copy '
-                "records, so this privacy spend would be lost; nothing ran. "
-                + _FORK_ADVICE
+                what + f"PrivacyLedger of process {self._pid}, unpickled in this "
+                f"process ({os.getpid()}): that process never sees what the copy "
+                "records, so this privacy spend would be lost; nothing ran. Call "
+                "ledger.adopt() to record into the copy knowingly (and report its "
+                "entries yourself), or open a new PrivacyLedger here."
             )
+        raise UnrecordedFitError(
+            what + f"PrivacyLedger of process {self._pid}, made when this process "
+            f"({os.getpid()}) was forked from it (os.fork, joblib's "
+            '"multiprocessing" backend): that process never sees what the copy '
+            "records, so this privacy spend would be lost; nothing ran. " + _FORK_ADVICE
+        )
 
     @property
     def entries(self):
@@ -322,13 +389,13 @@ class PrivacyLedger:
             for p in parts
         )
 
-    def epsilon(self, delta, accountant="auto"):
+    def epsilon(self, delta=None, accountant="auto"):
         """Total epsilon at ``delta`` of everything recorded, composed exactly.
 
         Parameters
         ----------
-        delta : float
-            In (0, 1).
+        delta : float or None, default=None
+            In (0, 1); None is the cap's delta (a ledger without a cap needs one).
         accountant : {"auto", "gdp", "rdp", "pld"}, default="auto"
             As in :func:`ledger_epsilon`; "auto" is the exact GDP closed form when
             every entry is a full-batch Gaussian step, the pessimistic PLD of
@@ -344,10 +411,18 @@ class PrivacyLedger:
         Raises
         ------
         ValueError
-            If ``delta`` is invalid, the ledger's ``(epsilon, delta)`` records'
-            deltas add up to more than ``delta`` in a way no accountant can meet,
-            or ``accountant`` cannot compose the entries.
+            If ``delta`` is None and the ledger has no cap, if ``delta`` is
+            invalid, if the ledger's ``(epsilon, delta)`` records' deltas add up to
+            more than ``delta`` in a way no accountant can meet, or if
+            ``accountant`` cannot compose the entries.
         """
+        if delta is None:
+            if self.cap_delta is None:
+                raise ValueError(
+                    "this PrivacyLedger has no cap: give the delta at which to "
+                    "compose, e.g. ledger.epsilon(1e-6)."
+                )
+            delta = self.cap_delta
         delta = _check_delta(delta)
         return self._epsilon(list(self.entries), delta, accountant)
 
@@ -357,7 +432,8 @@ class PrivacyLedger:
             if self.cap_epsilon is None
             else f"epsilon={self.cap_epsilon!r}, delta={self.cap_delta!r}, "
         )
-        return f"PrivacyLedger({cap}entries={len(self._entries)})"
+        strict = "strict=True, " if self.strict else ""
+        return f"PrivacyLedger({cap}{strict}entries={len(self._entries)})"
 
 
 def _active_ledgers():
@@ -448,6 +524,36 @@ def recording_only(ledger):
         yield ledger
     finally:
         _close(ledger, token, backend, (None, None, None))
+
+
+def _seed_position():
+    """``(ledger, k)``: the innermost user ledger active here and this fit's number
+    among the fixed-seed fits drawn in it (0, 1, ...); None outside any.
+
+    :func:`~sklearn_dpgd._engine._randomness.draw_seed` spawns a fixed seed by
+    ``k``, so fits that share an integer ``random_state`` inside one ledger draw
+    independent noise (as the ledger's composition assumes), reproducibly for the
+    same sequence of fits.
+    """
+    for ledger in reversed(_active_ledgers()):
+        if not getattr(ledger, "_internal", False):
+            with _LEDGER_LOCK:
+                k = ledger.__dict__.get("_seeded_fits", 0)
+                ledger._seeded_fits = k + 1
+            return ledger, k
+    return None
+
+
+def _strict_mode():
+    """Whether a ``PrivacyLedger(strict=True)`` governs a fit started now.
+
+    In this context (also inside ``recording_only``); in a thread without a
+    ledger in its context, whether any open ledger is strict.
+    """
+    if _ACTIVE_LEDGERS.get():
+        return _STRICT.get()
+    with _LEDGER_LOCK:
+        return any(getattr(s[0], "strict", False) for s in _OPEN_LEDGERS.values())
 
 
 def _ledger_guard_state(state):

@@ -17,6 +17,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._base import linear_scores, set_fitted
+from .._boundary import charge_ledgers, check_fit_boundary
 from .._engine import _losses
 from .._engine._dask import check_fit_data, is_dask_collection, map_rows
 from .._engine._oracle import PrivateGradientOracle
@@ -32,7 +33,6 @@ from .._warnings import warn_once
 from ..accounting import (
     EpsilonDeltaRecord,
     GaussianSteps,
-    _charge_active_ledgers,
     _ledger_guard_state,
     gdp_epsilon,
     gdp_mu,
@@ -306,6 +306,8 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
         ``sample_weight`` is not accepted: a weight above 1 would raise one row's
         influence above ``clip_norm`` and break the guarantee.
         """
+        # First: a leak around this fit is named before any other error.
+        check_fit_boundary(self)
         refuse_sample_weight(sample_weight, type(self).__name__)
         self._check_finite_params()
         if is_dask_collection(X) or is_dask_collection(y):
@@ -334,9 +336,7 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
         # The whole cost is known now, before any data is read (the count of the
         # rows included): an open PrivacyLedger records it here, or refuses the
         # fit if over its cap.
-        ledger_charge = _charge_active_ledgers(
-            self, planned, neighboring=self.neighboring
-        )
+        ledger_charge = charge_ledgers(self, planned, neighboring=self.neighboring)
         rng = make_generator(seed, self.secure_mode)
         m = self._public_size(X.shape[0], z_count, rng)
         calibrate, normalized, context = self._setting(
@@ -379,7 +379,7 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
             # An adaptively chosen plan is recorded by the guarantee its filter
             # enforced (composing its steps as if fixed in advance would
             # understate).
-            adaptive_plan = z_count is not None and context.sampling_rate < 1.0
+            adaptive_plan = z_count is not None
             ledger_charge.settle(planned if adaptive_plan else result.ledger)
         outputs = {
             "schedule_": schedule,
@@ -556,7 +556,8 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
             delta=self.delta,
             public_n_samples=context.n_samples,
             n_counted=int(z_count is not None),
-            adaptive_plan=z_count is not None and context.sampling_rate < 1.0,
+            adaptive_plan=z_count is not None,
+            cap_epsilon=self.epsilon,
             calibrate=calibration,
         )
 
@@ -664,9 +665,7 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
         # that before any data is read (the count of the rows included), or
         # refuses the fit.
         guarantee = EpsilonDeltaRecord(float(self.epsilon), float(self.delta))
-        ledger_charge = _charge_active_ledgers(
-            self, guarantee, neighboring=self.neighboring
-        )
+        ledger_charge = charge_ledgers(self, guarantee, neighboring=self.neighboring)
         result = snowball_solver.fit_snowball(
             X,
             y_index,

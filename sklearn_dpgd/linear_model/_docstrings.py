@@ -169,8 +169,9 @@ _PARAMS_OPTIMISER = """\
         Mironov (CCS 2012); ``random_state`` is then ignored. Same guarantee and
         accounting (see the privacy page, "secure_mode"); slower noise draws.
     verbose : int, default=0
-        If > 0, print the noise multiplier and the norm of the noisy gradient at each
-        step (privatised values only)."""
+        1: print a line per tenth of the steps (of the budget spent, for adaptive
+        schedules) with the noise multiplier and the norm of the noisy gradient
+        (privatised values only); 2 or more: a line per step."""
 
 _ATTRIBUTES = """\
     Attributes
@@ -226,8 +227,10 @@ _ATTRIBUTES = """\
     epsilon_ : float
         Epsilon spent at ``delta_``; at most ``epsilon`` (equal up to ~1e-11 for
         ``solver="gd"``; for "snowball" a little below, as batch sizes are rounded
-        up; for adaptive schedules, the guarantee of their privacy filter,
-        ``epsilon``).
+        up; for adaptive schedules, and for a plan chosen after a noisy count of
+        the rows (no ``public_n_samples`` under add/remove), the guarantee of the
+        fit's privacy filter, ``epsilon``, even where the plan's steps spend less,
+        as a ``PURSchedule``'s may: the plan read a private estimate).
     delta_ : float
         The delta of the guarantee."""
 

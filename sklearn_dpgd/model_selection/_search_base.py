@@ -20,6 +20,7 @@ from sklearn.utils.validation import (
     check_is_fitted,
 )
 
+from .._boundary import charge_ledgers
 from .._engine._randomness import (
     FIXED_SEED_MESSAGE,
     draw_seed,
@@ -33,7 +34,6 @@ from ..accounting import (
     EpsilonDeltaRecord,
     GaussianSteps,
     PrivacyLedger,
-    _charge_active_ledgers,
     _ledger_guard_state,
     gdp_mu,
     recording_only,
@@ -231,7 +231,7 @@ class _BasePrivateSearch(
         if self.public_n_samples is not None:
             self._check_part_sizes(int(self.public_n_samples), declared=True)
         X, y = indexable(X, y)
-        charge = _charge_active_ledgers(
+        charge = charge_ledgers(
             self,
             EpsilonDeltaRecord(float(self.epsilon), float(self.delta)),
             neighboring=neighboring,
@@ -277,13 +277,14 @@ class _BasePrivateSearch(
     def _public_shape(self, X, y):
         """``(n_features, n_classes)`` of the default grids: public quantities.
 
-        The number of classes is the estimator's declared ``classes``; with
-        ``classes=None`` it is read from ``y``, as every candidate fit reads it
-        (and warns) anyway.
+        The number of classes is the estimator's declared ``classes``. With
+        ``classes=None`` the grid assumes two: shaping it by the labels present in
+        ``y`` would release their number through the candidates' settings, beyond
+        the candidate fits' own (warned) reading of the label set.
         """
         classes = self.estimator.get_params(deep=False).get("classes")
         if classes is None:
-            classes = np.unique(np.asarray(y))
+            classes = (0, 1)
         n_features = _num_features(X)
         if n_features < 1:
             # The error a candidate's fit would raise (it is what the estimator
@@ -326,6 +327,7 @@ class _BasePrivateSearch(
             public_n_samples=int(public_n_samples),
         )
         scratch = PrivacyLedger()
+        scratch._internal = True  # the search's own: numbers no fixed seeds
         # Record into the search's own ledger only: the user's open ledgers were
         # charged for the whole search up front.
         with recording_only(scratch), warnings.catch_warnings():

@@ -26,6 +26,7 @@ transformers need no budget (see the user guide, "Private preprocessing", for th
 list of which are safe as they are and which are not).
 """
 
+from ._base import row_wise
 from ._encoders import DPOneHotEncoder
 from ._histogram import stable_histogram_threshold
 from ._imputer import DPSimpleImputer
@@ -38,6 +39,7 @@ __all__ = [
     "DPSimpleImputer",
     "DPStandardScaler",
     "exponential_quantile_log_weights",
+    "row_wise",
     "stable_histogram_threshold",
 ]
 

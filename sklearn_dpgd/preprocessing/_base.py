@@ -11,13 +11,13 @@ from numbers import Real
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 
+from .._boundary import charge_ledgers
 from .._engine._randomness import draw_seed, make_generator
 from .._errors import NotFittedAttributesMixin
 from .._public_size import SENSITIVITY_FACTOR
 from .._sklearn_compat import Interval, StrOptions
 from ..accounting import (
     EpsilonDeltaRecord,
-    _charge_active_ledgers,
     _ledger_guard_state,
     gdp_epsilon,
 )
@@ -77,7 +77,7 @@ class _PrivateTransformer(NotFittedAttributesMixin, TransformerMixin, BaseEstima
         """Charge the planned mechanism, then return the fit's generator."""
         random_state = None if self.secure_mode else self.random_state
         seed = draw_seed(random_state, owner=type(self).__name__)
-        charge = _charge_active_ledgers(self, mechanism, neighboring=self.neighboring)
+        charge = charge_ledgers(self, mechanism, neighboring=self.neighboring)
         charge.settle(mechanism)
         return make_generator(seed, self.secure_mode)
 
@@ -102,3 +102,56 @@ class _PrivateTransformer(NotFittedAttributesMixin, TransformerMixin, BaseEstima
         # Declared statistics read nothing: the fit is then deterministic.
         tags.non_deterministic = self._reads_data()
         return tags
+
+
+def row_wise(func):
+    """Declare a function row-wise, so a ``FunctionTransformer`` of it is safe.
+
+    A :class:`~sklearn.preprocessing.FunctionTransformer` runs its ``func`` on the
+    whole matrix, so ``func`` may read every row (``scipy.stats.zscore``
+    standardises each column by its mean and standard deviation: private
+    statistics, released without noise). The package therefore treats a
+    ``FunctionTransformer`` as a leak unless its ``func`` is None, a NumPy ufunc
+    (element-wise) or declared row-wise here: each output row a function of its
+    own input row and of public constants only. The declaration is the user's
+    promise; nothing checks it.
+
+    Parameters
+    ----------
+    func : callable
+        The function, e.g. ``lambda X: np.log1p(np.abs(X))``. It is returned
+        unchanged, marked with the attribute ``__sklearn_dpgd_row_wise__ = True``
+        (kept by ``clone`` and pickling, which keep the function itself).
+
+    Returns
+    -------
+    func : callable
+        The same object.
+
+    Raises
+    ------
+    TypeError
+        If ``func`` is not callable or cannot carry the mark (e.g. a builtin
+        function: wrap it in a ``def``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.preprocessing import FunctionTransformer
+    >>> from sklearn_dpgd.pipeline import find_privacy_leaks
+    >>> from sklearn_dpgd.preprocessing import row_wise
+    >>> @row_wise
+    ... def signed_log(X):
+    ...     return np.sign(X) * np.log1p(np.abs(X))
+    >>> find_privacy_leaks(FunctionTransformer(signed_log))
+    []
+    """
+    if not callable(func):
+        raise TypeError(f"row_wise takes a callable, got {type(func).__name__}.")
+    try:
+        func.__sklearn_dpgd_row_wise__ = True
+    except (AttributeError, TypeError):
+        raise TypeError(
+            f"{func!r} cannot be marked row-wise; wrap it in a def and mark that."
+        ) from None
+    return func
