@@ -320,3 +320,26 @@ def test_unpickled_ledger_records_in_this_process_and_refuses_elsewhere():
         check=True,
     ).stdout.decode()
     assert out.split("\n")[:2] == ["refused True 1", "adopted 2"], out
+
+
+@pytest.mark.parametrize(
+    "module",
+    [
+        "sklearn_dpgd.accounting",
+        "sklearn_dpgd.exceptions",
+        "sklearn_dpgd.datasets",
+        "sklearn_dpgd.preprocessing",
+    ],
+)
+def test_importing_any_module_installs_the_fork_hook(module):
+    # The hook that switches a child forked from a GNU-OpenMP parent to the serial
+    # kernels is registered when _engine._threads is imported; any import of the
+    # package runs its __init__, which imports the engine, so the hook is in place
+    # before any fork whatever part of the package was imported.
+    script = (
+        f"import sys, {module}\nprint('sklearn_dpgd._engine._threads' in sys.modules)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, check=True
+    ).stdout.decode()
+    assert out.strip() == "True"

@@ -8,7 +8,9 @@ from dp_accounting.pld import common
 from dp_accounting.pld import privacy_loss_distribution as pld_lib
 from sklearn.datasets import make_classification
 from sklearn.linear_model import LogisticRegression
-from sklearn.preprocessing import Normalizer
+from sklearn.model_selection import ParameterGrid
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import Normalizer, StandardScaler
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import sklearn_dpgd.linear_model._base as linear_model
@@ -31,6 +33,7 @@ from sklearn_dpgd.model_selection import (
     default_candidates,
 )
 from sklearn_dpgd.model_selection._grids import DEFAULT_ALPHAS, DEFAULT_RADIUS_FACTORS
+from sklearn_dpgd.preprocessing import DPStandardScaler
 
 from ._sklearn_checks import expected_failed_checks
 
@@ -467,3 +470,46 @@ def test_default_grid_refits_the_winners_penalty(data, monkeypatch, winner):
         assert refit.alpha_ == pytest.approx(1.0 / search.public_n_samples_)
     else:
         assert refit.alpha == refit.alpha_ == expected
+
+
+def test_a_plain_pipeline_of_private_steps_is_tuned_as_a_private_pipeline(data):
+    # Before: refused with a message that did not mention make_private_pipeline.
+    X, y = data
+    pipe = make_pipeline(
+        DPStandardScaler(bounds=(-3.0, 3.0)),
+        Normalizer(),
+        DPLogisticRegression(classes=[0, 1]),
+    )
+    grid = {"dplogisticregression__alpha": [0.0, 0.01]}
+    search = PrivateGridSearchCV(pipe, grid, delta=DELTA).fit(X, y)
+    assert type(search.best_estimator_).__name__ == "PrivatePipeline"
+    assert search.best_params_ in list(ParameterGrid(grid))
+    assert search.epsilon_ <= 1.0
+    assert search.epsilon_ == pytest.approx(search.ledger_.epsilon(DELTA), rel=1e-12)
+    # The user's Pipeline is left as given (scikit-learn's clone rule).
+    assert pipe.steps[-1][1].get_params()["epsilon"] == 1.0
+
+
+def test_a_plain_pipeline_with_a_leaky_step_is_refused_naming_it(data):
+    X, y = data
+    pipe = make_pipeline(StandardScaler(), DPLogisticRegression(classes=[0, 1]))
+    with pytest.raises(ValueError, match="'standardscaler'.*make_private_pipeline"):
+        PrivateGridSearchCV(pipe, {"dplogisticregression__alpha": [0.0]}).fit(X, y)
+
+
+def test_cv_is_refused_with_the_reason(data):
+    X, y = data
+    with pytest.raises(
+        ValueError, match="does not cross-validate.*validation_fraction"
+    ):
+        PrivateGridSearchCV(DPLogisticRegression(classes=[0, 1]), cv=5).fit(X, y)
+
+
+def test_no_best_score_and_why(data):
+    X, y = data
+    search = PrivateGridSearchCV(DPLogisticRegression(classes=[0, 1]), delta=DELTA).fit(
+        X, y
+    )
+    assert not hasattr(search, "best_score_")
+    with pytest.raises(AttributeError, match="scores on the private validation"):
+        search.best_score_  # noqa: B018

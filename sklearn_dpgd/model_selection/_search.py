@@ -85,7 +85,12 @@ class PrivateGridSearchCV(_BasePrivateSearch):
         non-adaptive schedule and ``batch_size=None``; its ``epsilon``,
         ``delta``, ``public_n_samples``, ``random_state`` and ``secure_mode`` are
         set by the search. Preprocessing must not be fitted on the private data
-        (pass fixed bounds).
+        (pass fixed bounds). A plain scikit-learn ``Pipeline`` whose steps are
+        all private or row-wise is tuned as the
+        :class:`~sklearn_dpgd.pipeline.PrivatePipeline` of its steps (the budget
+        split of :func:`~sklearn_dpgd.pipeline.make_private_pipeline`;
+        ``best_estimator_`` is then that ``PrivatePipeline``); one with a step
+        that reads the data without a mechanism is refused, naming the step.
     param_grid : dict, list of dicts or None, default=None
         As in scikit-learn's ``GridSearchCV``; must not name ``epsilon``,
         ``delta``, ``batch_size``, ``neighboring``, ``public_n_samples``,
@@ -134,6 +139,12 @@ class PrivateGridSearchCV(_BasePrivateSearch):
         Draw the search's noise (the count, the comparison) from the operating
         system's cryptographically secure generator, and set ``secure_mode=True``
         on every candidate and the refit; ``random_state`` is then ignored.
+    cv : None, default=None
+        Accepted for scikit-learn's spelling and refused for any other value:
+        the search does not cross-validate (k folds would make each candidate
+        read every row k times: k times the cost, or k times the noise). It makes
+        one random disjoint split, ``validation_fraction``, where each row pays
+        for one side only.
 
     Attributes
     ----------
@@ -145,14 +156,19 @@ class PrivateGridSearchCV(_BasePrivateSearch):
         ``"selected"`` (bool) and ``"candidate_epsilon"`` (each candidate fit's
         epsilon); with the default grid also ``"param_radius_factor"`` and
         ``"refit_radius_factor"`` (the factor each candidate would be refit
-        with). No scores: they are private.
+        with). No scores, ranks or fit times: each is a function of private rows
+        (only the chosen index is released, through the private comparison), so
+        there is no ``best_score_`` either; score ``best_estimator_`` on a test
+        set you do not release.
     selection_epsilon_ : float
         Pure epsilon of the report-noisy-max comparison.
 
     Raises
     ------
     ValueError
-        If ``param_grid`` names a reserved parameter, or is None for an
+        If ``cv`` is not None; if ``estimator`` is a ``Pipeline`` with a step
+        that fits without a privacy mechanism; if ``param_grid`` names a reserved
+        parameter, or is None for an
         estimator that does not use the "auto" rules; if a candidate's fit is not
         a recorded full-batch Gaussian mechanism (``solver="snowball"``, an
         adaptive schedule, ``batch_size``; see
@@ -208,6 +224,7 @@ class PrivateGridSearchCV(_BasePrivateSearch):
         **_BasePrivateSearch._parameter_constraints,
         "param_grid": [dict, list, None],
         "refit_share": [Interval(Real, 0, 1, closed="neither")],
+        "cv": "no_validation",
     }
 
     def __init__(
@@ -222,9 +239,11 @@ class PrivateGridSearchCV(_BasePrivateSearch):
         public_n_samples=None,
         random_state=None,
         secure_mode=False,
+        cv=None,
     ):
         self.estimator = estimator
         self.param_grid = param_grid
+        self.cv = cv
         self.epsilon = epsilon
         self.delta = delta
         self.refit_share = refit_share
@@ -270,6 +289,17 @@ class PrivateGridSearchCV(_BasePrivateSearch):
         """
         refuse_sample_weight(sample_weight, type(self).__name__)
         self._validate_params()
+        if self.cv is not None:
+            raise ValueError(
+                f"cv={self.cv!r}: {type(self).__name__} does not cross-validate. "
+                "With k folds every row would be scored in one fold and trained on "
+                "in k - 1, so each candidate's k fits and k comparisons would all "
+                "read it: k times the candidates' cost, or k times the noise for the "
+                "same budget. The search makes one random disjoint split instead "
+                "(validation_fraction of the rows by independent coins), where a row "
+                "pays for one side only (parallel composition). Leave cv=None and "
+                "set validation_fraction."
+            )
         default_grid, candidates = self._planned_candidates()
         neighboring = self._check_estimator(candidates)
         k = len(candidates)
@@ -319,7 +349,7 @@ class PrivateGridSearchCV(_BasePrivateSearch):
         """
         default_grid = self.param_grid is None
         if default_grid:
-            _check_default_grid_estimator(self.estimator, type(self).__name__)
+            _check_default_grid_estimator(self._tuned(), type(self).__name__)
             candidates = [{} for _ in DEFAULT_RADIUS_FACTORS]
         else:
             candidates = list(ParameterGrid(self.param_grid))

@@ -11,6 +11,7 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
+from sklearn.pipeline import Pipeline
 from sklearn.utils import _safe_indexing, indexable
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import (
@@ -39,6 +40,7 @@ from ..accounting import (
     recording_only,
 )
 from ..exceptions import PrivacyLeakWarning
+from ..pipeline import PrivatePipeline, find_privacy_leaks
 from ._selection import _selection_epsilon, report_noisy_max
 
 # Parameters every candidate estimator must have: the search sets them.
@@ -169,13 +171,61 @@ class _BasePrivateSearch(
         "secure_mode": ["boolean"],
     }
 
+    @property
+    def best_score_(self):
+        """Not available: the candidates' validation scores are private.
+
+        The comparison releases only the chosen index (report-noisy-max); a
+        score on the private validation part, noisy or exact, would be another
+        release. Score ``best_estimator_`` on a test set you do not release.
+
+        Raises
+        ------
+        AttributeError
+            Always, with this explanation.
+        """
+        raise AttributeError(
+            f"{type(self).__name__} has no best_score_: the candidates' scores on "
+            "the private validation rows are private (the comparison releases only "
+            "the chosen index, best_index_). Score best_estimator_ on a test set "
+            "you do not release."
+        )
+
+    def _tuned(self):
+        """The estimator the search fits: ``estimator``, or for a plain
+        scikit-learn ``Pipeline`` whose steps are all private or row-wise, the
+        :class:`~sklearn_dpgd.pipeline.PrivatePipeline` of its steps (the
+        default budget split of :func:`~sklearn_dpgd.pipeline.make_private_pipeline`).
+
+        Raises
+        ------
+        ValueError
+            For a ``Pipeline`` with a step that reads the data without a privacy
+            mechanism, naming it.
+        """
+        estimator = self.estimator
+        if type(estimator) is not Pipeline:
+            return estimator
+        leaks = find_privacy_leaks(estimator)
+        if leaks:
+            path, name, reads = leaks[0]
+            raise ValueError(
+                f"estimator: step {path!r} ({name}) of the Pipeline fits without a "
+                f"privacy mechanism (it reads {reads}), which no search can pay "
+                "for. Build the pipeline with sklearn_dpgd.pipeline."
+                "make_private_pipeline and private steps from "
+                "sklearn_dpgd.preprocessing (e.g. DPStandardScaler), or row-wise "
+                "ones (Normalizer)."
+            )
+        return PrivatePipeline(list(estimator.steps))
+
     def _check_estimator(self, candidates):
         """Refuse, before any data is read, what the accounting cannot cover.
 
         Returns the neighbouring relation of the estimator.
         """
-        name = type(self.estimator).__name__
-        params = self.estimator.get_params(deep=False)
+        name = type(self._tuned()).__name__
+        params = self._tuned().get_params(deep=False)
         missing = [
             p for p in (*_SET_BY_SEARCH, *self._needed_params) if p not in params
         ]
@@ -187,7 +237,7 @@ class _BasePrivateSearch(
         if not np.isfinite(self.epsilon):
             raise ValueError(f"epsilon must be finite, got {self.epsilon!r}.")
         for candidate in candidates:
-            reason = _gdp_refusal(clone(self.estimator).set_params(**candidate))
+            reason = _gdp_refusal(clone(self._tuned()).set_params(**candidate))
             if reason is not None:
                 where = f" with {candidate}" if candidate else ""
                 raise ValueError(
@@ -282,7 +332,7 @@ class _BasePrivateSearch(
         ``y`` would release their number through the candidates' settings, beyond
         the candidate fits' own (warned) reading of the label set.
         """
-        classes = self.estimator.get_params(deep=False).get("classes")
+        classes = self._tuned().get_params(deep=False).get("classes")
         if classes is None:
             classes = (0, 1)
         n_features = _num_features(X)
@@ -294,7 +344,7 @@ class _BasePrivateSearch(
                 accept_sparse=True,
                 dtype=None,
                 ensure_all_finite=False,
-                estimator=self.estimator,
+                estimator=self._tuned(),
             )
         return n_features, max(2, len(classes))
 
@@ -318,7 +368,7 @@ class _BasePrivateSearch(
 
     def _private_fit(self, params, X, y, epsilon, seeds, seed, part, public_n_samples):
         """One candidate fit at ``(epsilon, delta)``, recorded in ``ledger_``."""
-        est = clone(self.estimator).set_params(
+        est = clone(self._tuned()).set_params(
             **params,
             epsilon=epsilon,
             delta=float(self.delta),
