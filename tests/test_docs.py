@@ -93,9 +93,6 @@ def test_readme_blocks_run_in_order(data_home, tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(
-    not os.environ.get("SKLEARN_DPGD_SLOW"), reason="slow: set SKLEARN_DPGD_SLOW=1"
-)
 @pytest.mark.parametrize("page", USER_GUIDE_PAGES, ids=lambda p: p.name)
 def test_user_guide_blocks_run_in_order(page, data_home, tmp_path):
     if not python_blocks(page):
