@@ -9,7 +9,6 @@ from dp_accounting.pld import privacy_loss_distribution as pld_lib
 from sklearn.datasets import make_classification
 from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import Normalizer
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import sklearn_dpgd.linear_model._base as linear_model
 from sklearn_dpgd import (
@@ -32,7 +31,7 @@ from sklearn_dpgd.model_selection import (
 )
 from sklearn_dpgd.model_selection._grids import DEFAULT_ALPHAS, DEFAULT_RADIUS_FACTORS
 
-from ._sklearn_checks import expected_failed_checks
+from ._sklearn_checks import expected_failed_checks, parametrize_with_checks
 
 DELTA = 1e-6
 
