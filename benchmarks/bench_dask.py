@@ -15,7 +15,8 @@ includes validation, persisting and the row norms), and the accuracy on a NumPy
 test set drawn from the same model. Timings are only comparable within one run
 (the machine may be shared).
 
-Run (about 5 minutes on 2 cores)::
+Run (5 minutes on 2 idle cores with a warm Numba cache; 25 at load 7-11 with an
+empty one)::
 
     nice -n 10 python benchmarks/bench_dask.py
     nice -n 10 python benchmarks/bench_dask.py --gb 4 --max-iter 5   # faster
