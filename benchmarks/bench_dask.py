@@ -2,7 +2,7 @@
 
 A synthetic float32 table (default 4 GB: 10 million rows x 100 features) is
 generated chunk by chunk *on the workers* of a local Dask cluster (default 3
-worker processes with a 2 GB memory limit each), so it fits the cluster but no
+worker processes with a 3 GB memory limit each), so it fits the cluster but no
 single worker, and :class:`~sklearn_dpgd.DPLogisticRegression` is trained on it
 end to end. For comparison the in-memory NumPy path trains on a table that fits
 the client (default 1 GB), and the Dask path trains on a table of that size too (its
@@ -15,7 +15,8 @@ includes validation, persisting and the row norms), and the accuracy on a NumPy
 test set drawn from the same model. Timings are only comparable within one run
 (the machine may be shared).
 
-Run (about 5 minutes on 2 cores)::
+Run (5 minutes on 2 idle cores with a warm Numba cache; 25 at load 7-11 with an
+empty one)::
 
     nice -n 10 python benchmarks/bench_dask.py
     nice -n 10 python benchmarks/bench_dask.py --gb 4 --max-iter 5   # faster
@@ -28,6 +29,7 @@ import numpy as np
 
 from sklearn_dpgd import DPLogisticRegression
 from sklearn_dpgd._engine._oracle import PrivateGradientOracle
+from sklearn_dpgd._engine._threads import num_threads
 
 N_FEATURES = 100
 TRUE_SEED = 0
@@ -63,6 +65,12 @@ def _rss():
     import psutil
 
     return psutil.Process().memory_info().rss
+
+
+def _numba_threads():
+    # The package's own entry (numba.get_num_threads would start the threads of a
+    # worker that ran no kernel with the count read at import, before its env).
+    return num_threads()
 
 
 class StepTimer:
@@ -113,7 +121,11 @@ def main():
     parser.add_argument("--gb", type=float, default=4.0, help="Dask table, GB")
     parser.add_argument("--numpy-gb", type=float, default=1.0, help="NumPy table, GB")
     parser.add_argument("--workers", type=int, default=3)
-    parser.add_argument("--memory-limit", default="2GB", help="per worker")
+    # Each worker holds ~1.35 GB of the default table, plus ~0.35 GB of Python,
+    # NumPy, scikit-learn and Numba, plus a generated chunk and, with a cold Numba
+    # cache, LLVM's compilation: at 2 GB the workers crossed Dask's 95% pause and
+    # 99% restart thresholds while generating the table, and the fit never ended.
+    parser.add_argument("--memory-limit", default="3GB", help="per worker")
     parser.add_argument("--chunk-mb", type=float, default=100.0)
     parser.add_argument("--max-iter", type=int, default=10)
     args = parser.parse_args()
@@ -184,6 +196,7 @@ def main():
         per_worker = Xd.nbytes / args.workers / 1e9
         clf, fit_time, step = _fit(Xd, yd, n_big, args.max_iter)
         rss = client.run(_rss)
+        threads = client.run(_numba_threads)
         _row(
             f"dask, > 1 worker, {args.workers} workers",
             n_big,
@@ -200,6 +213,8 @@ def main():
             f"generated on the workers in {generate:.1f} s; {args.max_iter} steps.\n"
             "Worker memory (RSS) after the fit, GB: "
             + ", ".join(f"{v / 1e9:.2f}" for v in rss.values())
+            + "\nNumba threads per worker: "
+            + ", ".join(str(v) for v in threads.values())
         )
 
 

@@ -77,6 +77,7 @@ def _svt_outcome_probabilities(queries, thr_scale, q_scale, kind):
     return np.array(out)
 
 
+@pytest.mark.slow  # a numerical study: 10-20 s per kind
 @pytest.mark.parametrize("kind", ["laplace", "gaussian"])
 def test_sparse_vector_rdp_bounds_the_exact_renyi_divergence(kind):
     # Two neighbouring query vectors, every query moved by the sensitivity 1 in

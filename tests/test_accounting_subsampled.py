@@ -2,7 +2,6 @@
 (accounting/_subsampled.py): RDP and PLD accountants, the PLD grid and level plans,
 calibration to the budget."""
 
-import os
 import time
 
 import dp_accounting
@@ -235,9 +234,6 @@ def test_many_noise_levels_are_rounded_down_within_2_percent():
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(
-    not os.environ.get("SKLEARN_DPGD_SLOW"), reason="slow: set SKLEARN_DPGD_SLOW=1"
-)
 def test_reported_epsilon_is_pld_within_2_percent_on_50_random_schedules():
     # Lengths 1-2,000, sampling rates 0.001-1, epsilon 0.1-10, delta 1e-8-1e-5.
     _pld_module()

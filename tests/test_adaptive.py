@@ -210,14 +210,14 @@ class _ScriptedOracle:
         self.calls = []
 
     def noisy_gradient(self, W, b, z, clip_norm=None):
-        self.privacy_filter.charge(z, self.sampling_rate)
+        self.privacy_filter.charge(GaussianSteps(z, self.sampling_rate))
         self.calls.append(("grad", z, clip_norm))
         g = self._grads.pop(0) if self._grads else [1.0, 0.0, 0.0]
         return np.array([g], dtype=float)
 
     def sparse_vector_armijo(self, W, b, D, db, etas, public, c_obj, budget, noise):
         q = self.sampling_rate
-        self.privacy_filter.charge_mechanism(SparseVectorSteps(budget, noise, q))
+        self.privacy_filter.charge(SparseVectorSteps(budget, noise, q))
         self.calls.append(("search", budget, c_obj))
         return self._answers.pop(0) if self._answers else 0
 

@@ -7,7 +7,6 @@ import scipy.sparse as sp
 from scipy.special import expit, softmax
 from sklearn.datasets import make_classification
 from sklearn.preprocessing import Normalizer
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from sklearn_dpgd import (
     OutputPerturbationClassifier,
@@ -17,7 +16,7 @@ from sklearn_dpgd import (
 from sklearn_dpgd._solvers import outpert
 from sklearn_dpgd.accounting import GaussianSteps, gdp_mu, ledger_epsilon
 
-from ._sklearn_checks import expected_failed_checks
+from ._sklearn_checks import expected_failed_checks, parametrize_with_checks
 
 
 @pytest.fixture(autouse=True)

@@ -4,9 +4,11 @@ A two-process LocalCluster on loopback runs for the whole module, so the chunk s
 really are computed in other processes and only what the client gathers reaches it.
 """
 
+import os
 import subprocess
 import sys
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -326,3 +328,40 @@ def test_adaptive_line_search_with_sampling(client):
     # The first entry is the noisy count of the public size (full batch).
     assert est.ledger_[0].sampling_rate == 1.0
     assert all(r.sampling_rate == 0.1 for r in est.ledger_[1:])
+
+
+@pytest.mark.slow
+def test_benchmark_runs_on_workers_with_a_memory_limit_and_their_own_threads(
+    tmp_path,
+):
+    # benchmarks/bench_dask.py, small: tables generated on the workers, a memory
+    # limit, NUMBA_NUM_THREADS=1 set by the nanny's env, after an in-memory fit in
+    # the client, from a script that imports the package at its top (so the spawned
+    # workers import Numba before their env is applied), with an empty Numba cache
+    # (every worker compiles). Before the fix in _engine/_threads.py every worker
+    # failed in _chunk_row_norms ("Cannot set NUMBA_NUM_THREADS to a different
+    # value once the threads have been launched").
+    root = Path(__file__).resolve().parents[1]
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "numba-cache"))
+    env.pop("NUMBA_NUM_THREADS", None)
+    env["PYTHONPATH"] = os.pathsep.join(
+        filter(None, [str(root), env.get("PYTHONPATH")])
+    )
+    args = ["--gb", "0.1", "--numpy-gb", "0.04", "--max-iter", "3", "--workers", "2"]
+    args += ["--memory-limit", "1GB", "--chunk-mb", "10"]
+    proc = subprocess.run(
+        [sys.executable, str(root / "benchmarks" / "bench_dask.py"), *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=1200,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    rows = [line.split() for line in proc.stdout.splitlines()]
+    runs = {" ".join(r[:2]): r for r in rows if r and r[0] in ("numpy,", "dask,")}
+    assert set(runs) == {"numpy, in", "dask, same", "dask, >"}
+    for row in runs.values():
+        assert 0.6 < float(row[-1]) <= 1.0  # test accuracy of a trained model
+    # The nanny's NUMBA_NUM_THREADS=1 is what the workers' kernels ran on.
+    assert "Numba threads per worker: 1, 1" in proc.stdout

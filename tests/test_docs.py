@@ -3,9 +3,9 @@
 The blocks of one page run top to bottom in one fresh Python process, as a reader
 would paste them, with the data home pointing at the real Adult/Bank files
 (``tests/conftest.py``). A block that needs a name from an earlier block of another
-page, a stale API or an unfitted model fails here. The README runs in the default
-suite; the user-guide pages (minutes: audits, Dask, searches on Adult) are slow
-tests, run by ``.ci/run``.
+page, a stale API or an unfitted model fails here. The README and the user-guide
+pages (minutes: audits, Dask, searches on Adult) are slow tests, run by
+``.ci/run``.
 """
 
 import os
@@ -87,15 +87,13 @@ def test_block_extraction_reads_both_formats(tmp_path):
     assert python_blocks(md) == ["x = 1\n"]
 
 
+@pytest.mark.slow  # the Adult pipeline and searches, as the user-guide pages
 def test_readme_blocks_run_in_order(data_home, tmp_path):
     blocks = run_page(ROOT / "README.md", data_home, tmp_path, timeout=600)
     assert len(blocks) >= 2
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(
-    not os.environ.get("SKLEARN_DPGD_SLOW"), reason="slow: set SKLEARN_DPGD_SLOW=1"
-)
 @pytest.mark.parametrize("page", USER_GUIDE_PAGES, ids=lambda p: p.name)
 def test_user_guide_blocks_run_in_order(page, data_home, tmp_path):
     if not python_blocks(page):

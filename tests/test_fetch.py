@@ -126,7 +126,10 @@ def test_uci_hashes_match_the_shared_copies():
 
 
 @requires_data
-@pytest.mark.parametrize("subset", ["train", "test"])
+# The same code path for both files; the larger one (32,561 rows) in the slow set.
+@pytest.mark.parametrize(
+    "subset", [pytest.param("train", marks=pytest.mark.slow), "test"]
+)
 def test_fetch_adult_stores_what_load_adult_reads(subset, tmp_path, monkeypatch):
     remote = _serve(monkeypatch, tmp_path, {subset: _uci_original(subset)})
     assert remote[subset][1] == UCI_HASHES[subset]

@@ -213,7 +213,8 @@ _PARALLEL_THEN_FORK = textwrap.dedent(
 )
 
 
-@pytest.mark.parametrize("layer", [None, "omp"])
+# The GNU OpenMP layer compiles every kernel again in its child (~20 s): slow set.
+@pytest.mark.parametrize("layer", [None, pytest.param("omp", marks=pytest.mark.slow)])
 def test_forked_child_fits_after_the_parent_ran_parallel_kernels(layer):
     # Before: Numba's GNU OpenMP layer (its default without TBB) terminated the
     # child (SIGTERM, exit -15). Whatever the layer, the child must fit, and give

@@ -10,7 +10,6 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GridSearchCV, cross_val_score
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import Normalizer
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from sklearn_dpgd import (
     DPHuberSVM,
@@ -29,7 +28,7 @@ from sklearn_dpgd.accounting import (
 )
 from sklearn_dpgd.schedules import AdaptiveStepSchedule, LineSearchSchedule
 
-from ._sklearn_checks import expected_failed_checks
+from ._sklearn_checks import expected_failed_checks, parametrize_with_checks
 
 
 @pytest.fixture(autouse=True)

@@ -11,7 +11,6 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import ParameterGrid
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import Normalizer, StandardScaler
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import sklearn_dpgd.linear_model._base as linear_model
 from sklearn_dpgd import (
@@ -35,7 +34,7 @@ from sklearn_dpgd.model_selection import (
 from sklearn_dpgd.model_selection._grids import DEFAULT_ALPHAS, DEFAULT_RADIUS_FACTORS
 from sklearn_dpgd.preprocessing import DPStandardScaler
 
-from ._sklearn_checks import expected_failed_checks
+from ._sklearn_checks import expected_failed_checks, parametrize_with_checks
 
 DELTA = 1e-6
 

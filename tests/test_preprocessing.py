@@ -9,7 +9,6 @@ import numpy as np
 import pandas as pd
 import pytest
 from sklearn.exceptions import NotFittedError
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from sklearn_dpgd import BudgetExhaustedError, DPLogisticRegression, PrivacyLeakWarning
 from sklearn_dpgd._engine._randomness import draw_seed, make_generator
@@ -30,6 +29,8 @@ from sklearn_dpgd.preprocessing import (
     DPSimpleImputer,
     DPStandardScaler,
 )
+
+from ._sklearn_checks import parametrize_with_checks
 
 
 def _quiet(func):

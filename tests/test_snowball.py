@@ -6,7 +6,6 @@ import pytest
 import scipy.sparse as sp
 from sklearn.datasets import make_classification
 from sklearn.preprocessing import Normalizer
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from sklearn_dpgd import (
     DPHuberSVM,
@@ -28,7 +27,7 @@ from sklearn_dpgd.accounting import (
     ledger_epsilon,
 )
 
-from ._sklearn_checks import expected_failed_checks
+from ._sklearn_checks import expected_failed_checks, parametrize_with_checks
 
 
 @pytest.fixture(autouse=True)

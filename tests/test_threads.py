@@ -266,3 +266,41 @@ def test_kernels_called_from_several_threads_at_once():
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert json.loads(proc.stdout.strip().splitlines()[-1]) == [True, "workqueue"]
+
+
+_ENV_CHANGED_AFTER_IMPORT = """
+import json, os
+import numba
+import numpy as np
+from sklearn_dpgd import DPLogisticRegression
+
+# What a Dask worker does: its nanny's env is applied after the user's script (and
+# so Numba) was imported.
+os.environ["NUMBA_NUM_THREADS"] = "1"
+rng = np.random.default_rng(0)
+X = rng.standard_normal((20_000, 60)) / np.sqrt(60)  # above SERIAL_WORK
+y = (X[:, 0] > 0).astype(np.int64)
+DPLogisticRegression(max_iter=2, classes=[0, 1], random_state=0).fit(X, y)
+# Any compilation re-reads the environment (it raised RuntimeError: "Cannot set
+# NUMBA_NUM_THREADS to a different value once the threads have been launched").
+numba.njit(lambda v: v + 1)(1)
+print(json.dumps([numba.get_num_threads(), numba.config.NUMBA_NUM_THREADS,
+                  numba.threading_layer()]))
+"""
+
+
+def test_numba_num_threads_set_after_import_is_honoured():
+    env = dict(os.environ, NUMBA_NUM_THREADS="2")
+    env.pop("NUMBA_THREADING_LAYER", None)
+    root = str(Path(sklearn_dpgd.__file__).resolve().parents[1])
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, env.get("PYTHONPATH")]))
+    proc = subprocess.run(
+        [sys.executable, "-W", "ignore", "-c", _ENV_CHANGED_AFTER_IMPORT],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    # One thread, as asked after the import, on the layer chosen at import.
+    assert json.loads(proc.stdout.strip().splitlines()[-1]) == [1, 1, "workqueue"]

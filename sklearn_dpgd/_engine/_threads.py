@@ -45,6 +45,7 @@ import types
 from collections import deque
 
 import numba
+import numba.np.ufunc.parallel as _numba_parallel
 from numba import njit
 from threadpoolctl import ThreadpoolController
 
@@ -106,7 +107,7 @@ class _Kernel:
         """Call the kernel on at most ``threads`` threads (None: Numba's count)."""
         if _serial or self.work(*args) < SERIAL_WORK:
             return self.serial(*args)
-        current = numba.get_num_threads()
+        current = num_threads()
         if threads is None or threads >= current:
             threads = current
         if threads <= 1:
@@ -206,6 +207,40 @@ class ThreadChooser:
 
 _controller = None
 
+# True once num_threads has run (Numba's threads are then started).
+_started = False
+
+
+def num_threads():
+    """``numba.get_num_threads()``, starting Numba's threads as the environment asks.
+
+    Numba reads ``NUMBA_NUM_THREADS`` when it is imported and launches that many
+    threads at the first parallel call, but every later compilation re-reads the
+    environment and raises ``RuntimeError: Cannot set NUMBA_NUM_THREADS to a
+    different value once the threads have been launched`` if the variable changed
+    in between. That is the order in a Dask worker: ``distributed`` spawns it, the
+    child re-imports the user's script (which imports this package, hence Numba)
+    and only then applies the nanny's ``env`` (``LocalCluster(env={"NUMBA_NUM_THREADS":
+    "1"})``). So before the first start, this re-reads Numba's configuration (what
+    the next compilation would do anyway; nothing happens unless a ``NUMBA_``
+    variable changed), keeps the threading layer chosen in code, and sizes the pool
+    to the re-read count. A layer started by other code is left as it is.
+
+    Returns
+    -------
+    n_threads : int
+    """
+    global _started
+    if not _started:
+        if not _numba_parallel._is_initialized:
+            layer = numba.config.THREADING_LAYER
+            numba.config.reload_config()
+            if "NUMBA_THREADING_LAYER" not in os.environ:
+                numba.config.THREADING_LAYER = layer
+            _numba_parallel.NUM_THREADS = _numba_parallel.get_thread_count()
+        _started = True
+    return numba.get_num_threads()
+
 
 def fit_threads():
     """Threads the kernels of one fit may use (1 means the serial twins).
@@ -221,7 +256,7 @@ def fit_threads():
     n_threads : int
     """
     global _controller
-    threads = numba.get_num_threads()
+    threads = num_threads()
     if _serial or threads <= 1:
         return 1
     if _controller is None:

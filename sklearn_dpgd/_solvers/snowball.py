@@ -111,6 +111,7 @@ from .._engine import _losses
 from .._engine._kernels import BLOCK_ROWS
 from .._engine._oracle import PrivateGradientOracle
 from .._engine._randomness import make_generator, spawn_seeds
+from .._engine._threads import num_threads
 from .._public_size import (
     COUNT_SHARE,
     count_noise_multiplier,
@@ -402,7 +403,7 @@ def fit_snowball(
     theta = np.zeros((n_outputs, width))
     zeros = np.zeros(n_outputs)
     start = 0
-    threads = numba.get_num_threads()
+    threads = num_threads()
     try:
         for b, z in zip(plan.batch_sizes, plan.noise_multipliers, strict=True):
             # A batch within one kernel block gains nothing from threads, and
