@@ -200,6 +200,7 @@ def training_filter(
     delta,
     accountant,
     calibrated,
+    class_count_multiplier=None,
 ):
     """The privacy filter of a data-independent plan, and the plan it approves.
 
@@ -226,6 +227,10 @@ def training_filter(
         The accountant of subsampled plans.
     calibrated : bool
         See :func:`fit_plan_to_budget`.
+    class_count_multiplier : float or None, default=None
+        Noise multiplier of the noisy class counts of ``class_weight="balanced"``
+        (a full-batch Gaussian mechanism), recorded after the row count; full-batch
+        plans only.
 
     Returns
     -------
@@ -237,7 +242,11 @@ def training_filter(
         privacy_filter = GaussianPrivacyFilter(mu)
         if count:
             privacy_filter.charge(GaussianSteps(count_multiplier))
+        if class_count_multiplier is not None:
+            privacy_filter.charge(GaussianSteps(class_count_multiplier))
         return privacy_filter, noise_multipliers, learning_rates
+    if class_count_multiplier is not None:
+        raise ValueError("noisy class counts are accounted for full-batch plans only.")
     # The same accountant approves the plan (the count included), is
     # calibrated to, and reports: the PLD by default, RDP on request.
     if count:

@@ -129,6 +129,43 @@ _PARAMS_OPTIMISER = """\
         declared class may be absent from ``y``: even one-class ``y`` is trained
         on, and ``classes_`` is the declared set (with ``classes=None``,
         one-class ``y`` raises a ValueError).
+    class_weight : dict, "balanced" or None, default=None
+        Weights of the classes, as in scikit-learn: each row's clipped gradient
+        is multiplied by its class's weight (times its ``sample_weight``). A dict
+        ``{label: weight}`` (labels of ``classes_``, missing ones weigh 1,
+        weights finite and >= 0) is public: chosen without looking at the data.
+        The noise is calibrated to the largest weight a row can have,
+        ``w_max = max_sample_weight * max(class weights)`` (``max_sample_weight``
+        counts only when ``fit`` is given ``sample_weight``): one row moves the
+        weighted sum ``sum_i w_i clip(g_i, C)`` by at most ``w_max C`` when added or
+        removed and ``2 w_max C`` when replaced, so the sensitivity ``Delta`` is
+        ``w_max`` times the unweighted one and ``noise_multipliers_``, ``ledger_``
+        and ``epsilon_`` are those of the unweighted fit (the noise std, ``z
+        Delta``, grows by ``w_max``). "balanced": scikit-learn's ``n / (K n_k)``
+        from noisy class counts, a Gaussian histogram (sensitivity 1 under
+        add/remove, ``sqrt(2)`` under replace-one) charged to this fit at 1% of
+        ``mu**2`` (recorded in ``ledger_`` after the row count) before anything
+        else is read. Each noisy count is clamped below at its noise std (a count
+        under its noise cannot be told from zero; the floor caps the weight
+        ratios), and the weights are rescaled to ``min_j n~_j / n~_k`` so that
+        the largest is 1: ``n`` cancels (under add/remove the exact ``n`` is
+        private and is never read) and the sensitivity is that of an unweighted
+        fit. A common factor of all weights would scale the signal and the noise
+        alike; the L2 penalty is multiplied by ``K min_j n~_j / sum_j n~_j``, the
+        factor the rescaled weights are below scikit-learn's, so the objective
+        keeps the minimiser of ``LogisticRegression(class_weight="balanced")``
+        (``alpha_`` is the penalty used). "balanced" needs ``batch_size=None``;
+        weights of either kind need ``solver="gd"`` and a data-independent
+        ``schedule``. ``predict_proba`` of a weighted fit estimates the weighted
+        problem's probabilities, as in scikit-learn.
+    max_sample_weight : float, default=1.0
+        Public bound of the ``sample_weight`` passed to ``fit``, > 0 and finite:
+        every weight must lie in ``[0, max_sample_weight]`` (a ValueError naming
+        the bound otherwise, and for negative or non-finite weights). The
+        sensitivity, and the noise std with it, are multiplied by it (and by the
+        largest class weight); at the default 1.0 weights only lower a row's
+        influence and the guarantee is that of the unweighted fit. Unused when
+        ``fit`` gets no ``sample_weight``.
     solver : {"gd", "snowball"}, default="gd"
         "gd": the private gradient descent described above. "snowball":
         Snowball-SGD (Feldman, Koren & Talwar, STOC 2020, Sec. 3, Thm 3.1 and 3.5;
@@ -236,8 +273,9 @@ _CAVEAT = """\
     sampler; like every floating-point implementation of the Gaussian mechanism it
     is open to the attacks of Mironov (CCS 2012) on the low-order bits.
 
-    ``sample_weight`` is not supported: a weight above 1 would give one row more
-    influence than ``clip_norm`` and break the guarantee."""
+    ``sample_weight`` is bounded by the public ``max_sample_weight``: the noise
+    is calibrated to the largest weight a row may have, so a weight above it
+    would give one row more influence than the noise covers."""
 
 
 _ALPHA_AUTO = """\

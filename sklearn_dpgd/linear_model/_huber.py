@@ -111,6 +111,8 @@ class DPHuberSVM(_BaseDPLinearClassifier):
         neighboring="add_remove",
         public_n_samples=None,
         classes=None,
+        class_weight=None,
+        max_sample_weight=1.0,
         solver="gd",
         radius=10.0,
         random_state=None,
@@ -134,6 +136,8 @@ class DPHuberSVM(_BaseDPLinearClassifier):
         self.neighboring = neighboring
         self.public_n_samples = public_n_samples
         self.classes = classes
+        self.class_weight = class_weight
+        self.max_sample_weight = max_sample_weight
         self.solver = solver
         self.radius = radius
         self.random_state = random_state
