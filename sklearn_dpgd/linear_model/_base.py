@@ -45,7 +45,6 @@ from ..exceptions import WeakPrivacyWarning
 from ..schedules import (
     AdaptiveSchedule,
     NoiseSchedule,
-    PURSchedule,
     ScheduleContext,
     UniformSchedule,
     auto_clip_norm,
@@ -61,6 +60,7 @@ from ._calibration import (
     calibration_noise_multiplier,
     temperature_scale,
 )
+from ._penalty import check_penalty, penalty_strength
 from ._weights import (
     check_sample_weight,
     check_weight_settings,
@@ -98,6 +98,8 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
         "accountant": [StrOptions({"rdp", "pld"})],
         "clip_norm": [Interval(Real, 0, None, closed="neither"), StrOptions({"auto"})],
         "alpha": [Interval(Real, 0, None, closed="left"), StrOptions({"auto"})],
+        "C": [Interval(Real, 0, None, closed="right"), None],
+        "l1_ratio": [Interval(Real, 0, 1, closed="both")],
         "fit_intercept": ["boolean"],
         "neighboring": [StrOptions({"add_remove", "replace"})],
         "public_n_samples": [Interval(Integral, 2, None, closed="left"), None],
@@ -197,19 +199,10 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
         return theta
 
     def _resolve_alpha(self, schedule, public_size):
-        """The L2 penalty: the parameter, or the rule of "auto".
-
-        ``alpha = 1 / m`` makes the objective, ``mean loss + ||w||^2 / (2 m)``,
-        scikit-learn's ``LogisticRegression(C=1.0)`` one (``C sum loss +
-        ||w||^2 / 2``, divided by ``m``), with the public size ``m`` in place of
-        the private one. A PURSchedule gets 0: it picks its analysis (convex or
-        strongly convex) and its horizon from ``alpha``.
-        """
-        if self.alpha != "auto":
-            return float(self.alpha)
-        if isinstance(schedule, PURSchedule):
-            return 0.0
-        return 1.0 / public_size
+        """The L2 penalty: ``(1 - l1_ratio)`` times the strength of ``C`` or
+        ``alpha`` (``_penalty.py``)."""
+        strength = penalty_strength(self, schedule, public_size)
+        return strength * (1.0 - float(self.l1_ratio))
 
     def _resolve_calibration(self, n_outputs, full_batch, signal):
         """Whether this fit ends with private temperature scaling (``_calibration.py``).
@@ -322,6 +315,7 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
             number of rows).
         """
         self._check_finite_params()
+        check_penalty(self)
         if is_dask_collection(X) or is_dask_collection(y):
             # Rows stay on the Dask workers; the oracle sums their chunks there.
             X, y_index = check_fit_data(self, X, y)
@@ -364,7 +358,10 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
         weights, max_weight = row_weights(
             class_weights, sample_weight, y_index, self.max_sample_weight
         )
+        # The L1 part of the penalty, by proximal steps (post-processing).
+        l1 = penalty_strength(self, schedule, m) * float(self.l1_ratio)
         if weights is not None:  # the schedules see the weighted sensitivity
+            l1 *= penalty
             context = replace(
                 context,
                 alpha=context.alpha * penalty,
@@ -406,6 +403,7 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
                 z_count=z_count,
                 z_class=z_class,
                 dtype=X.dtype,
+                l1=l1,
             )
             # An adaptively chosen plan is recorded by the guarantee its filter
             # enforced (composing its steps as if fixed in advance would
@@ -415,7 +413,8 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
         outputs = {
             "schedule_": schedule,
             "clip_norm_": context.clip_norm,
-            "alpha_": context.alpha,
+            # The penalty's whole strength (its L1 part is l1_ratio of it).
+            "alpha_": context.alpha + l1 if l1 else context.alpha,
             "calibration_": None,
             "calibration_scale_": None,
             **result.outputs,
@@ -550,6 +549,7 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
         z_count,
         dtype,
         z_class=None,
+        l1=0.0,
     ):
         """Plan a data-independent schedule, fit it to the budget, run it.
 
@@ -596,6 +596,7 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
             delta=self.delta,
             public_n_samples=context.n_samples,
             n_counted=int(z_count is not None) + int(z_class is not None),
+            l1=l1,
             adaptive_plan=z_count is not None and context.sampling_rate < 1.0,
             calibrate=calibration,
         )

@@ -228,7 +228,9 @@ _ATTRIBUTES = """\
     clip_norm_ : float
         The clipping threshold used (``clip_norm`` with "auto" resolved).
     alpha_ : float
-        The L2 penalty used (``alpha`` with "auto" resolved).
+        The penalty's strength used: ``alpha`` with "auto" resolved, or ``1 / (C
+        m)``; times the factor of ``class_weight="balanced"``. Its L2 part is
+        ``(1 - l1_ratio) alpha_``, its L1 part ``l1_ratio alpha_``.
     calibration_ : "temperature" or None
         The calibration that ran (``calibration`` with "auto" resolved; always
         None for :class:`DPHuberSVM`, which has no probabilities).
@@ -320,14 +322,64 @@ _ALPHA_AUTO = """\
         saves), and None otherwise (multiclass, minibatch, adaptive and
         snowball fits are not recalibrated). "temperature" where it is not
         available raises a ValueError; None skips the stage and gives its
-        budget to the training steps. What ran is ``calibration_``."""
+        budget to the training steps. What ran is ``calibration_``.
+    C : float or None, default=None
+        Inverse penalty strength as in scikit-learn's
+        :class:`~sklearn.linear_model.LogisticRegression` (1.8+, where ``C`` and
+        ``l1_ratio`` replace ``penalty``): the objective ``C sum loss + (1 -
+        l1_ratio) ||coef||^2 / 2 + l1_ratio ||coef||_1``, divided by ``C m``, is
+        minimised, i.e. ``alpha = 1 / (C * public_n_samples_)`` (the public size
+        ``m``, never the private ``n``); ``np.inf`` is no penalty. None (the
+        default) uses ``alpha``. ``C`` and an ``alpha`` other than its default
+        raise a ValueError naming both (one penalty, two spellings). Not
+        supported by ``solver="snowball"`` (set ``alpha``).
+    l1_ratio : float, default=0.0
+        Elastic-net mixing in ``[0, 1]``, as in scikit-learn: the penalty is
+        ``alpha ((1 - l1_ratio) ||coef||^2 / 2 + l1_ratio ||coef||_1)``; 0 is the
+        L2 penalty, 1 the L1 (lasso) penalty. The L1 part, not differentiable, is
+        applied by a proximal step (soft-thresholding of the coefficients, not the
+        intercepts) after each noisy step: the proximal private gradient method
+        (Wang, Ye & Xu, NeurIPS 2017, for a loss plus a simple non-smooth
+        regulariser), with the momentum of the inertial proximal method iPiano
+        (Ochs, Chen, Brox & Pock, 2014). It reads only the privatised iterate, so
+        it is post-processing: the same noisy steps run, and ``ledger_`` and
+        ``epsilon_`` are those of the same fit with ``l1_ratio=0``. The released
+        average of the last iterates is soft-thresholded once more with the last
+        step's threshold, so coefficients the proximal steps hold at zero are
+        exactly zero in ``coef_``. Needs ``solver="gd"`` and a data-independent
+        ``schedule``."""
 
 _ALPHA_ZERO = """\
     alpha : float or "auto", default=0.0
         L2 penalty ``alpha/2 ||coef||^2`` (intercepts are not penalised). Public,
         so its gradient is added without noise. "auto" is ``1 /
         public_n_samples_`` as for :class:`DPLogisticRegression` (0 for
-        ``solver="snowball"`` and a PURSchedule). The value used is ``alpha_``."""
+        ``solver="snowball"`` and a PURSchedule). The value used is ``alpha_``.
+    C : float or None, default=None
+        Inverse penalty strength as in scikit-learn's
+        :class:`~sklearn.linear_model.LogisticRegression` (1.8+, where ``C`` and
+        ``l1_ratio`` replace ``penalty``): the objective ``C sum loss + (1 -
+        l1_ratio) ||coef||^2 / 2 + l1_ratio ||coef||_1``, divided by ``C m``, is
+        minimised, i.e. ``alpha = 1 / (C * public_n_samples_)`` (the public size
+        ``m``, never the private ``n``); ``np.inf`` is no penalty. None (the
+        default) uses ``alpha``. ``C`` and an ``alpha`` other than its default
+        raise a ValueError naming both (one penalty, two spellings). Not
+        supported by ``solver="snowball"`` (set ``alpha``).
+    l1_ratio : float, default=0.0
+        Elastic-net mixing in ``[0, 1]``, as in scikit-learn: the penalty is
+        ``alpha ((1 - l1_ratio) ||coef||^2 / 2 + l1_ratio ||coef||_1)``; 0 is the
+        L2 penalty, 1 the L1 (lasso) penalty. The L1 part, not differentiable, is
+        applied by a proximal step (soft-thresholding of the coefficients, not the
+        intercepts) after each noisy step: the proximal private gradient method
+        (Wang, Ye & Xu, NeurIPS 2017, for a loss plus a simple non-smooth
+        regulariser), with the momentum of the inertial proximal method iPiano
+        (Ochs, Chen, Brox & Pock, 2014). It reads only the privatised iterate, so
+        it is post-processing: the same noisy steps run, and ``ledger_`` and
+        ``epsilon_`` are those of the same fit with ``l1_ratio=0``. The released
+        average of the last iterates is soft-thresholded once more with the last
+        step's threshold, so coefficients the proximal steps hold at zero are
+        exactly zero in ``coef_``. Needs ``solver="gd"`` and a data-independent
+        ``schedule``."""
 
 
 def _assemble(doc, alpha_doc):

@@ -80,6 +80,7 @@ class DPHuberSVM(_BaseDPLinearClassifier):
         _ALPHA_ZERO,
     )
 
+    _default_alpha = 0.0  # C may be set only with alpha at this default
     _loss = "huber_hinge"
     _base_learning_rate = 0.5  # gradient steps (normalize_steps=False)
     _horizon_factor = 4  # see auto_max_iter
@@ -107,6 +108,8 @@ class DPHuberSVM(_BaseDPLinearClassifier):
         accountant="pld",
         clip_norm="auto",
         alpha=0.0,
+        C=None,
+        l1_ratio=0.0,
         fit_intercept=True,
         neighboring="add_remove",
         public_n_samples=None,
@@ -132,6 +135,8 @@ class DPHuberSVM(_BaseDPLinearClassifier):
         self.h = h
         self.clip_norm = clip_norm
         self.alpha = alpha
+        self.C = C
+        self.l1_ratio = l1_ratio
         self.fit_intercept = fit_intercept
         self.neighboring = neighboring
         self.public_n_samples = public_n_samples

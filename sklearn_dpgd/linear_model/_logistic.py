@@ -90,6 +90,7 @@ class DPLogisticRegression(_BaseDPLinearClassifier):
         _ALPHA_AUTO,
     )
 
+    _default_alpha = "auto"  # C may be set only with alpha at this default
     _loss = "logistic"
     _base_learning_rate = 2.0  # gradient steps (normalize_steps=False)
     _horizon_factor = 4  # see auto_max_iter
@@ -115,6 +116,8 @@ class DPLogisticRegression(_BaseDPLinearClassifier):
         accountant="pld",
         clip_norm="auto",
         alpha="auto",
+        C=None,
+        l1_ratio=0.0,
         calibration="auto",
         fit_intercept=True,
         neighboring="add_remove",
@@ -140,6 +143,8 @@ class DPLogisticRegression(_BaseDPLinearClassifier):
         self.accountant = accountant
         self.clip_norm = clip_norm
         self.alpha = alpha
+        self.C = C
+        self.l1_ratio = l1_ratio
         self.calibration = calibration
         self.fit_intercept = fit_intercept
         self.neighboring = neighboring
