@@ -40,8 +40,10 @@ def residuals(margins, y, loss, h=0.5):
     return loss_derivative(s * margins, loss, h) * s
 
 
-def clipped_gradient_sum(X, y, W, b, fit_intercept, clip_norm, loss, h=0.5):
-    """sum_i clip(r_i outer [x_i, 1], C); shape (K, d + 1)."""
+def clipped_gradient_sum(
+    X, y, W, b, fit_intercept, clip_norm, loss, h=0.5, weights=None
+):
+    """sum_i w_i clip(r_i outer [x_i, 1], C); shape (K, d + 1) (w_i = 1 if None)."""
     X = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=float)
     n = X.shape[0]
     ones = np.ones((n, 1)) if fit_intercept else np.zeros((n, 1))
@@ -51,6 +53,8 @@ def clipped_gradient_sum(X, y, W, b, fit_intercept, clip_norm, loss, h=0.5):
     G = R[:, :, None] * Xa[:, None, :]  # (n, K, d + 1): what the kernel avoids
     norms = np.sqrt((G**2).sum(axis=(1, 2)))
     factor = np.minimum(1.0, clip_norm / np.maximum(norms, 1e-300))
+    if weights is not None:
+        factor = factor * np.asarray(weights, dtype=float)
     return (G * factor[:, None, None]).sum(axis=0)
 
 

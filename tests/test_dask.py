@@ -95,6 +95,38 @@ def test_same_model_and_epsilon_as_numpy(client, Estimator, n_classes):
     assert np.abs(other.coef_ - ref.coef_).max() > 1e-6
 
 
+@pytest.mark.parametrize(
+    "params",
+    [
+        dict(class_weight={1: 0.5, 11: 2.0}, max_sample_weight=3.0),
+        dict(class_weight="balanced", max_sample_weight=3.0),
+        dict(batch_size=600, max_sample_weight=3.0),
+    ],
+)
+def test_weighted_same_model_as_numpy(client, params):
+    # The weights travel with the row chunks (a dask array, rechunked like X) and
+    # are validated on the workers.
+    X, y = _data()
+    weights = np.random.default_rng(1).uniform(0.0, 3.0, size=len(y))
+    params = dict(epsilon=2.0, delta=1e-6, max_iter=15, classes=[1, 11], **params)
+    ref = DPLogisticRegression(**params, random_state=7).fit(
+        X, y, sample_weight=weights
+    )
+    Xd, yd = _dask(X, y)
+    fitted = DPLogisticRegression(**params, random_state=7).fit(
+        Xd, yd, sample_weight=da.from_array(weights, chunks=500)
+    )
+    if "batch_size" not in params:  # Poisson samples are drawn per chunk on dask
+        np.testing.assert_allclose(fitted.coef_, ref.coef_, rtol=0, atol=1e-10)
+    assert fitted.ledger_ == ref.ledger_ and fitted.epsilon_ == ref.epsilon_
+    assert fitted.alpha_ == pytest.approx(ref.alpha_, rel=1e-12)
+    unweighted = DPLogisticRegression(**params, random_state=7).fit(Xd, yd)
+    assert np.abs(unweighted.coef_ - ref.coef_).max() > 1e-6
+    weights[0] = 3.5
+    with pytest.raises(ValueError, match=r"max_sample_weight=3\]"):
+        DPLogisticRegression(**params).fit(Xd, yd, sample_weight=da.from_array(weights))
+
+
 def test_float32_unknown_chunks_and_rechunked_y(client):
     X, y = _data(dtype=np.float32)
     params = dict(epsilon=1.0, max_iter=10, classes=[1, 11], random_state=3)

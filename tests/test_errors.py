@@ -134,10 +134,8 @@ def test_the_registry_is_per_message(data):
 
 # --- sample_weight ---------------------------------------------------------------
 
+# The baselines and the searches refuse any sample_weight but None.
 ESTIMATORS = [
-    DPLogisticRegression(max_iter=3, classes=[0, 1]),
-    DPHuberSVM(max_iter=3, classes=[0, 1]),
-    DPLogisticRegression(solver="snowball", classes=[0, 1], public_n_samples=240),
     OutputPerturbationClassifier(classes=[0, 1]),
     PhasedLocalizationClassifier(classes=[0, 1]),
     PrivateGridSearchCV(
@@ -147,15 +145,7 @@ ESTIMATORS = [
         DPLogisticRegression(classes=[0, 1]), n_candidates=1, max_iter_range=(1, 3)
     ),
 ]
-IDS = [
-    "logistic",
-    "huber",
-    "snowball",
-    "outpert",
-    "localization",
-    "grid_search",
-    "linear_scaling",
-]
+IDS = ["outpert", "localization", "grid_search", "linear_scaling"]
 
 
 @pytest.mark.parametrize("estimator", ESTIMATORS, ids=IDS)
@@ -171,15 +161,41 @@ def test_sample_weight_is_refused_with_the_reason_before_any_charge(estimator, d
     assert len(ledger.entries) == 0  # refused before anything was charged or read
 
 
+# The linear models weight rows up to the public bound max_sample_weight
+# (tests/test_weights.py); above it, or with Snowball-SGD, they refuse.
+@pytest.mark.parametrize(
+    "estimator, weight, match",
+    [
+        (DPLogisticRegression(max_iter=3, classes=[0, 1]), 2.0, "max_sample_weight=1"),
+        (DPHuberSVM(max_iter=3, classes=[0, 1]), 2.0, "max_sample_weight=1"),
+        (
+            DPLogisticRegression(
+                solver="snowball", classes=[0, 1], public_n_samples=240
+            ),
+            1.0,
+            "need solver='gd'",
+        ),
+    ],
+    ids=["logistic", "huber", "snowball"],
+)
+def test_linear_model_weights_refused_before_any_charge(estimator, weight, match, data):
+    X, y = data
+    ledger = PrivacyLedger()
+    with ledger, pytest.raises(ValueError, match=match):
+        clone(estimator).fit(X, y, sample_weight=np.full(len(y), weight))
+    assert len(ledger.entries) == 0  # refused before anything was charged or read
+
+
 def test_sample_weight_none_is_accepted(data):
     clf = DPLogisticRegression(max_iter=3, classes=[0, 1])
     assert clf.fit(*data, sample_weight=None).coef_.shape == (1, 4)
 
 
-def test_sample_weight_through_a_pipeline_is_refused(data):
+def test_sample_weight_through_a_pipeline_is_checked(data):
     model = make_pipeline(Normalizer(), DPLogisticRegression(classes=[0, 1]))
-    with pytest.raises(ValueError, match="does not support sample_weight"):
-        model.fit(*data, dplogisticregression__sample_weight=np.ones(240))
+    model.fit(*data, dplogisticregression__sample_weight=np.ones(240))
+    with pytest.raises(ValueError, match="max_sample_weight=1"):
+        model.fit(*data, dplogisticregression__sample_weight=np.full(240, 1.5))
 
 
 # --- NotFittedError --------------------------------------------------------------

@@ -57,7 +57,7 @@ def _problem(n, d, K, seed=0, density=None):
     return X, y, W, b
 
 
-def _kernel(X, y, W, b, fit_intercept, clip_norm, loss, h=0.5, rows=None):
+def _kernel(X, y, W, b, fit_intercept, clip_norm, loss, h=0.5, rows=None, weights=None):
     code = _losses.LOSS_CODES[loss]
     if sp.issparse(X):
         norms = row_norms_csr(X.data, X.indptr, fit_intercept)
@@ -75,10 +75,11 @@ def _kernel(X, y, W, b, fit_intercept, clip_norm, loss, h=0.5, rows=None):
             clip_norm,
             code,
             h,
+            weights,
         )
     norms = row_norms(X, fit_intercept)
     return clipped_gradient_sum(
-        X, y, W, b, norms, rows, fit_intercept, clip_norm, code, h
+        X, y, W, b, norms, rows, fit_intercept, clip_norm, code, h, weights
     )
 
 
@@ -100,6 +101,70 @@ def test_clipped_gradient_sum_matches_reference(
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12 * n * clip_norm)
     if not fit_intercept:
         assert np.all(got[:, -1] == 0.0)
+
+
+@pytest.mark.parametrize("loss", ["logistic", "huber_hinge"])
+@pytest.mark.parametrize("K", [1, 4])
+@pytest.mark.parametrize("fmt", ["dense", "csr", "float32"])
+def test_weighted_sum_matches_reference(loss, K, fmt):
+    n = BLOCK_ROWS + 29
+    X, y, W, b = _problem(n, 7, K, seed=3, density=0.5 if fmt == "csr" else None)
+    X = X.astype(np.float32) if fmt == "float32" else X
+    Xk = sp.csr_matrix(X) if fmt == "csr" else X
+    weights = np.random.default_rng(4).uniform(0.0, 2.5, size=n)
+    weights[::7] = 0.0
+    got = _kernel(Xk, y, W, b, True, 0.3, loss, weights=weights)
+    want = ref.clipped_gradient_sum(
+        X.astype(np.float64), y, W, b, True, 0.3, loss, weights=weights
+    )
+    np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-10 * n)
+    # A row sample reads the weights of the sampled rows (indexed like X).
+    rows = np.arange(0, n, 3, dtype=np.int64)
+    got = _kernel(Xk, y, W, b, True, 0.3, loss, rows=rows, weights=weights)
+    want = ref.clipped_gradient_sum(
+        X[rows].astype(np.float64),
+        y[rows],
+        W,
+        b,
+        True,
+        0.3,
+        loss,
+        weights=weights[rows],
+    )
+    np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-10 * n)
+
+
+@pytest.mark.parametrize("K", [1, 3])
+@pytest.mark.parametrize("fmt", ["dense", "csr"])
+def test_unit_weights_give_the_unweighted_sum_bit_for_bit(K, fmt):
+    X, y, W, b = _problem(BLOCK_ROWS + 5, 6, K, seed=5, density=0.4)
+    Xk = sp.csr_matrix(X) if fmt == "csr" else X
+    ones = np.ones(X.shape[0])
+    assert np.array_equal(
+        _kernel(Xk, y, W, b, True, 0.5, "logistic", weights=ones),
+        _kernel(Xk, y, W, b, True, 0.5, "logistic"),
+    )
+
+
+def test_each_weighted_row_contributes_at_most_its_weight_times_clip_norm():
+    # The weighted sum's sensitivity is w_max C: removing row i moves it by
+    # exactly w_i ||clip(g_i)|| <= w_i C, and by w_max C for a clipped row of
+    # weight w_max (the bound is attained, so C alone would be too small).
+    X, y, W, b = _problem(30, 4, 3, seed=2)
+    X *= 10  # every row clipped: moderate margins, long rows
+    W *= 0.01
+    C, w_max = 0.7, 3.0
+    weights = np.full(30, w_max)
+    weights[1::2] = 0.5
+    full = _kernel(X, y, W, b, True, C, "logistic", weights=weights)
+    for i in range(30):
+        keep = np.arange(30) != i
+        part = _kernel(
+            X[keep], y[keep], W, b, True, C, "logistic", weights=weights[keep]
+        )
+        moved = np.linalg.norm(full - part)
+        assert moved <= weights[i] * C * (1 + 1e-9)
+        np.testing.assert_allclose(moved, weights[i] * C, rtol=1e-9)
 
 
 @pytest.mark.parametrize("K", [1, 3])

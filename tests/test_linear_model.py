@@ -56,6 +56,9 @@ def _data(n=2000, d=8, seed=0, n_classes=2):
         DPLogisticRegression(),
         DPHuberSVM(),
         DPLogisticRegression(epsilon=100.0, neighboring="replace", classes=None),
+        # Weights up to 10 (the checks pass 3 and 10), at a budget where the
+        # class-weight check's accuracy bar is reachable with a weight of 1000.
+        DPLogisticRegression(epsilon=100.0, max_sample_weight=10.0),
         # Adaptive strategies at a budget where the check's accuracy bar (0.83 on
         # a few dozen rows) is reachable: a privacy reason, not a workaround.
         DPLogisticRegression(
@@ -661,10 +664,12 @@ def test_extreme_values_give_finite_coefficients(Estimator):
     assert np.all(np.isfinite(clf.decision_function(X[10:])))
 
 
-def test_sample_weight_is_refused():
+def test_sample_weight_above_the_public_bound_is_refused():
+    # Weights are accepted up to max_sample_weight (tests/test_weights.py).
     X, y = _data(n=50)
-    with pytest.raises(ValueError, match="does not support sample_weight"):
-        DPLogisticRegression().fit(X, y, sample_weight=np.ones(50))
+    DPLogisticRegression(max_iter=3).fit(X, y, sample_weight=np.ones(50))
+    with pytest.raises(ValueError, match=r"\[0, max_sample_weight=1\]"):
+        DPLogisticRegression().fit(X, y, sample_weight=np.full(50, 1.01))
 
 
 @pytest.mark.parametrize("Estimator", ESTIMATORS)

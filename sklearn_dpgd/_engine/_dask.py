@@ -221,10 +221,12 @@ def _chunk_sample(n, q, seed, all_rows):
     return all_rows
 
 
-def _chunk_clipped_sum(X_chunk, y_chunk, norms, W, b, kernel_args, q, seed):
+def _chunk_clipped_sum(X_chunk, y_chunk, norms, weights, W, b, kernel_args, q, seed):
     """Runs on the worker holding the chunk; returns only the clipped sum."""
     rows = _chunk_sample(X_chunk.shape[0], q, seed, None)
-    return clipped_gradient_sum(X_chunk, y_chunk, W, b, norms, rows, *kernel_args)
+    return clipped_gradient_sum(
+        X_chunk, y_chunk, W, b, norms, rows, *kernel_args, weights
+    )
 
 
 def _chunk_objective(X_chunk, y_chunk, W, b, D, db, etas, objective_args, q, seed):
@@ -257,19 +259,27 @@ class DaskRows:
         Class indices, with the row chunks of ``X``.
     fit_intercept : bool
         Whether the row norms include the intercept's constant 1.
+    sample_weight : dask.array.Array of shape (n_samples,), float64, or None
+        Per-row weights (validated by the estimator), rechunked to the row chunks
+        of ``X``; None: unweighted.
     """
 
-    def __init__(self, X, y, *, fit_intercept):
+    def __init__(self, X, y, *, fit_intercept, sample_weight=None):
         import dask
 
         norms = X.map_blocks(
             _chunk_row_norms, fit_intercept, drop_axis=1, dtype=np.float64
         )
+        collections = (X, y, norms)
+        if sample_weight is not None:
+            collections += (sample_weight.rechunk({0: X.chunks[0]}),)
         # Holding the persisted collections keeps their chunks in worker memory.
-        self._persisted = dask.persist(X, y, norms)
+        self._persisted = dask.persist(*collections)
         self._chunks = list(
             zip(*(a.to_delayed().ravel() for a in self._persisted), strict=True)
         )
+        if sample_weight is None:  # the kernels' None: no weight array is read
+            self._chunks = [(*chunk, None) for chunk in self._chunks]
         self.n_samples, self.n_features = X.shape
 
     @property
@@ -301,7 +311,7 @@ class DaskRows:
         seeds = self._seeds(sampling_rate, rng)
         return self._reduce(
             _chunk_clipped_sum,
-            lambda X_chunk, y_chunk, norms: (X_chunk, y_chunk, norms),
+            lambda X_chunk, y_chunk, norms, weights: (X_chunk, y_chunk, norms, weights),
             (W, b, kernel_args, sampling_rate),
             seeds,
         )
@@ -329,7 +339,7 @@ class DaskRows:
         seeds = self._seeds(sampling_rate, rng)
         return self._reduce(
             _chunk_objective,
-            lambda X_chunk, y_chunk, norms: (X_chunk, y_chunk),
+            lambda X_chunk, y_chunk, norms, weights: (X_chunk, y_chunk),
             (W, b, D, db, etas, objective_args, sampling_rate),
             seeds,
         )

@@ -103,6 +103,19 @@ def _clip_scale(r_norm, row_norm, clip_norm):
     return clip_norm / max(g, clip_norm)
 
 
+@njit(cache=True, inline="always")
+def _weighted(scale, weights, i):
+    """The clip factor times row ``i``'s weight (``weights`` None: unweighted).
+
+    Weighting the clip factor makes the row's contribution ``w_i clip(g_i, C)``,
+    of norm at most ``w_i C``: the sensitivity of the sum scales by the largest
+    weight, and the caller calibrates the noise to it. None is pruned when the
+    kernel is compiled, so an unweighted call runs the code it ran before weights
+    existed (and a weight of exactly 1 gives the same bits: ``scale * 1.0``).
+    """
+    return scale if weights is None else scale * weights[i]
+
+
 def _rows_read(n_total, rows):
     return n_total if rows is None else rows.shape[0]
 
@@ -134,7 +147,9 @@ def _row_index(ii, rows):
 
 
 @njit(cache=True, inline="always")
-def _binary_block(X, y, w, b0, row_norms, rows, lo, hi, clip_norm, loss, h, acc):
+def _binary_block(
+    X, y, w, b0, row_norms, rows, lo, hi, clip_norm, loss, h, acc, weights
+):
     """Rows ``lo:hi`` of :func:`clipped_gradient_sum` for one output (K == 1).
 
     The same arithmetic in the same order as the general loop, so the same sum bit
@@ -150,7 +165,7 @@ def _binary_block(X, y, w, b0, row_norms, rows, lo, hi, clip_norm, loss, h, acc)
             s += X[i, j] * w[j]
         sign = 2.0 * y[i] - 1.0
         r = loss_derivative(sign * s, loss, h) * sign
-        scale = _clip_scale(abs(r), row_norms[i], clip_norm)
+        scale = _weighted(_clip_scale(abs(r), row_norms[i], clip_norm), weights, i)
         if scale == 0.0:
             continue  # dropped row (overflowed margin): r may be NaN
         c = scale * r
@@ -190,7 +205,21 @@ def _entries(indptr, i):
 
 @njit(cache=True, inline="always")
 def _binary_block_csr(
-    data, indices, indptr, y, w, b0, row_norms, rows, lo, hi, clip_norm, loss, h, acc
+    data,
+    indices,
+    indptr,
+    y,
+    w,
+    b0,
+    row_norms,
+    rows,
+    lo,
+    hi,
+    clip_norm,
+    loss,
+    h,
+    acc,
+    weights,
 ):
     """Rows ``lo:hi`` of :func:`clipped_gradient_sum_csr` for one output (K == 1);
     the same sum bit for bit as the general loop (see :func:`_binary_block`)."""
@@ -203,7 +232,7 @@ def _binary_block_csr(
             s += data[p] * w[np.uint64(indices[p])]
         sign = 2.0 * y[i] - 1.0
         r = loss_derivative(sign * s, loss, h) * sign
-        scale = _clip_scale(abs(r), row_norms[i], clip_norm)
+        scale = _weighted(_clip_scale(abs(r), row_norms[i], clip_norm), weights, i)
         if scale == 0.0:
             continue
         c = scale * r
@@ -220,7 +249,7 @@ def _binary_block_csr(
     fastmath=_FASTMATH,
 )
 def clipped_gradient_sum(
-    X, y, W, b, row_norms, rows, fit_intercept, clip_norm, loss, h
+    X, y, W, b, row_norms, rows, fit_intercept, clip_norm, loss, h, weights=None
 ):
     """Sum over rows of per-example gradients clipped to Frobenius norm ``clip_norm``.
 
@@ -246,14 +275,18 @@ def clipped_gradient_sum(
         Loss code from :mod:`sklearn_dpgd._engine._losses`.
     h : float
         Huber width (used by the Huber hinge only).
+    weights : ndarray of shape (n_samples,), float64, or None, default=None
+        Per-row weights ``w_i`` in ``[0, w_max]`` (validated by the caller), indexed
+        like the rows of ``X``; None: every weight is 1 (no array is read).
 
     Returns
     -------
     grad_sum : ndarray of shape (K, n_features + 1), float64
-        ``sum_{i in rows} clip(r_i [x_i, 1], C)``; the last column is the intercept's
-        (0 when
-        ``fit_intercept`` is False). Its L2 (Frobenius) sensitivity is ``C`` under
-        add/remove-one neighbouring (Hong, Wang & Zhou, FAccT 2022, Algorithm 1).
+        ``sum_{i in rows} w_i clip(r_i [x_i, 1], C)``; the last column is the
+        intercept's (0 when ``fit_intercept`` is False). Its L2 (Frobenius)
+        sensitivity is ``w_max C`` under add/remove-one neighbouring and ``2 w_max
+        C`` under replace-one (Hong, Wang & Zhou, FAccT 2022, Algorithm 1, with
+        ``w_max = 1`` when unweighted).
     """
     d = X.shape[1]
     n = X.shape[0] if rows is None else rows.shape[0]
@@ -268,7 +301,19 @@ def clipped_gradient_sum(
         if K == 1:
             b0 = b[0] if fit_intercept else 0.0
             _binary_block(
-                X, y, W[0], b0, row_norms, rows, lo, hi, clip_norm, loss, h, acc[0]
+                X,
+                y,
+                W[0],
+                b0,
+                row_norms,
+                rows,
+                lo,
+                hi,
+                clip_norm,
+                loss,
+                h,
+                acc[0],
+                weights,
             )
             _store(partial, blk, acc)
             continue
@@ -281,11 +326,13 @@ def clipped_gradient_sum(
                 for j in range(d):
                     s += X[i, j] * W[k, j]
                 m[k] = s
-            scale = _clip_scale(
-                _residuals(m, y[i], loss, h, r), row_norms[i], clip_norm
+            scale = _weighted(
+                _clip_scale(_residuals(m, y[i], loss, h, r), row_norms[i], clip_norm),
+                weights,
+                i,
             )
             if scale == 0.0:
-                continue  # dropped row (overflowed margins): r may hold NaN
+                continue  # zero weight, or dropped row (overflowed margins)
             for k in range(K):
                 c = scale * r[k]
                 if c != 0.0:
@@ -348,6 +395,7 @@ def clipped_gradient_sum_csr(
     clip_norm,
     loss,
     h,
+    weights=None,
 ):
     """CSR twin of :func:`clipped_gradient_sum`: iterates the stored entries only.
 
@@ -385,6 +433,7 @@ def clipped_gradient_sum_csr(
                 loss,
                 h,
                 acc[0],
+                weights,
             )
             continue
         m = np.empty(K)
@@ -397,11 +446,13 @@ def clipped_gradient_sum_csr(
                 for p in range(start, stop):
                     s += data[p] * W[k, np.uint64(indices[p])]
                 m[k] = s
-            scale = _clip_scale(
-                _residuals(m, y[i], loss, h, r), row_norms[i], clip_norm
+            scale = _weighted(
+                _clip_scale(_residuals(m, y[i], loss, h, r), row_norms[i], clip_norm),
+                weights,
+                i,
             )
             if scale == 0.0:
-                continue  # dropped row (overflowed margins): r may hold NaN
+                continue  # zero weight, or dropped row (overflowed margins)
             for k in range(K):
                 c = scale * r[k]
                 if c != 0.0:

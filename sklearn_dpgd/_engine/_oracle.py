@@ -42,6 +42,10 @@ class LocalRows:
         Private labels as class indices.
     fit_intercept : bool
         Whether the row norms include the intercept's constant 1 (computed once).
+    sample_weight : ndarray of shape (n_samples,), float64, or None, default=None
+        Private per-row weights, validated by the oracle in ``[0, w_max]``; each
+        row's clipped gradient is multiplied by its weight inside the kernels.
+        None: unweighted (the kernels read no weight array).
 
     Notes
     -----
@@ -54,7 +58,8 @@ class LocalRows:
     bit).
     """
 
-    def __init__(self, X, y, *, fit_intercept):
+    def __init__(self, X, y, *, fit_intercept, sample_weight=None):
+        self._weights = sample_weight
         self._sparse = sp.issparse(X)
         self._threads = fit_threads()
         self._chooser = ThreadChooser(self._threads)
@@ -109,7 +114,7 @@ class LocalRows:
         -------
         grad_sum : ndarray of shape (K, n_features + 1), float64
         """
-        args = (W, b, self._row_norms, rows, *kernel_args)
+        args = (W, b, self._row_norms, rows, *kernel_args, self._weights)
         if self._sparse:
             data, indices, indptr, d = self._csr
             return self._chooser.run(
@@ -196,6 +201,19 @@ class PrivateGradientOracle:
         (Poisson sampling, as the accounting of Mironov, Talwar & Zhang 2019
         assumes) and divides by the public expected batch size ``q m``. 1.0 is the
         full batch (no random draw for sampling).
+    sample_weight : ndarray or dask.array.Array of shape (n_samples,), float64, \
+            or None, default=None
+        Private per-row weights ``w_i`` (sample weights times class weights),
+        with the row chunks of ``X`` for dask data; None: every weight is 1.
+    max_weight : float, default=1.0
+        ``w_max``: the public bound of the weights, > 0. Each row's term of the
+        sum is ``w_i clip(g_i, C)``, of norm at most ``w_max C``, so the oracle
+        scales the sensitivity it is given (that of the unweighted sum) by
+        ``w_max``: ``Delta = w_max C`` under add/remove-one (the added or removed
+        row's term, weight at most ``w_max``), ``2 w_max C`` under replace-one
+        (its term before and after, each of norm at most ``w_max C``). A weight
+        outside ``[0, w_max]`` raises a ValueError before any step is taken (for
+        dask data the estimator checks the bound on the workers).
     """
 
     def __init__(
@@ -213,15 +231,31 @@ class PrivateGradientOracle:
         rng,
         public_n_samples,
         sampling_rate=1.0,
+        sample_weight=None,
+        max_weight=1.0,
     ):
-        if is_dask_collection(X):
-            self._rows = DaskRows(X, y, fit_intercept=fit_intercept)
-        else:
-            self._rows = LocalRows(X, y, fit_intercept=fit_intercept)
+        max_weight = float(max_weight)
+        if not (np.isfinite(max_weight) and max_weight > 0.0):
+            raise ValueError(f"max_weight must be finite and > 0, got {max_weight!r}.")
+        if sample_weight is not None and not is_dask_collection(sample_weight):
+            sample_weight = np.ascontiguousarray(sample_weight, dtype=np.float64)
+            # The bound the sensitivity is scaled by must hold for every row.
+            if not np.all((sample_weight >= 0.0) & (sample_weight <= max_weight)):
+                raise ValueError(
+                    f"sample weights must lie in [0, {max_weight:g}] (the public "
+                    "bound the sensitivity is scaled by)."
+                )
+        backend = DaskRows if is_dask_collection(X) else LocalRows
+        self._rows = backend(
+            X, y, fit_intercept=fit_intercept, sample_weight=sample_weight
+        )
+        self._weighted = sample_weight is not None
         self._kernel_args = (fit_intercept, clip_norm, loss, huber_width)
         self._clip_norm = clip_norm
         self._loss, self._h = loss, huber_width
-        self._sensitivity = sensitivity
+        # The sum of w_i clip(g_i, C) moves by at most w_max times the unweighted
+        # sum's sensitivity when a row is added, removed or replaced.
+        self._sensitivity = sensitivity * max_weight
         self._fit_intercept = fit_intercept
         self.privacy_filter = privacy_filter
         self._rng = rng
@@ -316,6 +350,7 @@ class PrivateGradientOracle:
             If the data backend cannot address rows (Dask).
         """
         rows = np.asarray(rows, dtype=np.int64)
+        self._refuse_weights("Snowball-SGD's batch gradients")
         if not isinstance(self._rows, LocalRows):
             raise TypeError("solver='snowball' needs in-memory (NumPy or CSR) data.")
         step = SnowballSteps(
@@ -334,7 +369,14 @@ class PrivateGradientOracle:
         sigma = noise_multiplier * self._sensitivity
         grad[:, :width] += sigma * self._rng.standard_normal((self.n_outputs, width))
 
+    def _refuse_weights(self, query):
+        # The clipped objective sums and the Snowball plan are not weighted: their
+        # sensitivities assume weight 1, so a weighted fit may not reach them.
+        if self._weighted:
+            raise ValueError(f"{query} do not support sample or class weights.")
+
     def _objective_along(self, W, b, D, db, etas, sampling_rate, objective_clip):
+        self._refuse_weights("The private step-size selections")
         objective_args = (
             self._fit_intercept,
             float(objective_clip),

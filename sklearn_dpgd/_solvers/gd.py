@@ -42,6 +42,7 @@ def noisy_gradient_descent(
     normalize_steps=False,
     initial=None,
     verbose=0,
+    l1=0.0,
 ):
     """Full-batch private gradient descent with heavy-ball momentum and averaging.
 
@@ -70,6 +71,19 @@ def noisy_gradient_descent(
     Momentum, normalisation and averaging only post-process the private gradients:
     they cost no privacy.
 
+    With ``l1 > 0`` the objective has the non-smooth penalty ``l1 ||w||_1`` too,
+    handled by a proximal step after each update: the coefficients (not the
+    intercepts) are soft-thresholded, ``w <- sign(w) max(|w| - s_t l1, 0)``, with
+    ``s_t`` the step the update took along the gradient (``eta_t``, or
+    ``eta_t / ||u_t||`` for normalised steps), and the velocity becomes the
+    whole move ``theta_{t+1} - theta_t``, as in the inertial proximal method
+    iPiano (Ochs, Chen, Brox & Pock, SIAM J. Imaging Sci. 2014). The proximal
+    step reads only the privatised iterate: post-processing, no privacy cost
+    (the proximal noisy gradient step of Wang, Ye & Xu, NeurIPS 2017, for a
+    loss plus a simple non-smooth regulariser). The released average of the
+    last iterates is thresholded once more with the last step's ``s_T l1``, so
+    the coordinates the proximal steps keep at zero stay exactly zero.
+
     Parameters
     ----------
     oracle : PrivateGradientOracle
@@ -92,6 +106,8 @@ def noisy_gradient_descent(
     verbose : int
         1: print a line (privatised quantities only) per tenth of the steps;
         2 or more: one per step.
+    l1 : float, default=0.0
+        L1 penalty ``l1 ||w||_1`` (>= 0), by proximal steps.
 
     Returns
     -------
@@ -111,15 +127,21 @@ def noisy_gradient_descent(
     for t, (z, eta) in enumerate(zip(noise_multipliers, learning_rates, strict=True)):
         grad = oracle.noisy_gradient(theta[:, :d], theta[:, d], z)
         grad[:, :d] += alpha * theta[:, :d]
+        step = eta
         if normalize_steps:
             norm = np.linalg.norm(grad)
             # The Gaussian noise makes a zero direction a null event; stay put then.
             direction = grad / norm if norm > 0.0 else grad
+            step = eta / norm if norm > 0.0 else eta
         else:
             direction = grad
         velocity *= momentum
         velocity -= eta * direction
         theta += velocity
+        if l1 > 0.0:
+            shrunk = _soft_threshold(theta[:, :d], step * l1)
+            velocity[:, :d] += shrunk - theta[:, :d]
+            theta[:, :d] = shrunk
         if t >= n_steps - n_averaged:
             theta_sum += theta
         if progress((t + 1) / n_steps):
@@ -130,7 +152,14 @@ def noisy_gradient_descent(
                 f"||noisy gradient||={np.linalg.norm(grad):.4g}"
             )
     theta = theta_sum / n_averaged
+    if l1 > 0.0:
+        theta[:, :d] = _soft_threshold(theta[:, :d], step * l1)
     return theta[:, :d].copy(), theta[:, d].copy(), n_steps
+
+
+def _soft_threshold(values, threshold):
+    """The proximal map of ``threshold * ||.||_1``: ``sign(v) max(|v| - t, 0)``."""
+    return np.sign(values) * np.maximum(np.abs(values) - threshold, 0.0)
 
 
 def fixed_order_filter(epsilon, delta):
@@ -204,6 +233,7 @@ def training_filter(
     delta,
     accountant,
     calibrated,
+    class_count_multiplier=None,
 ):
     """The privacy filter of a data-independent plan, and the plan it approves.
 
@@ -230,6 +260,10 @@ def training_filter(
         The accountant of subsampled plans.
     calibrated : bool
         See :func:`fit_plan_to_budget`.
+    class_count_multiplier : float or None, default=None
+        Noise multiplier of the noisy class counts of ``class_weight="balanced"``
+        (a full-batch Gaussian mechanism), recorded after the row count; full-batch
+        plans only.
 
     Returns
     -------
@@ -241,7 +275,11 @@ def training_filter(
         privacy_filter = GaussianPrivacyFilter(mu)
         if count:
             privacy_filter.charge(GaussianSteps(count_multiplier))
+        if class_count_multiplier is not None:
+            privacy_filter.charge(GaussianSteps(class_count_multiplier))
         return privacy_filter, noise_multipliers, learning_rates
+    if class_count_multiplier is not None:
+        raise ValueError("noisy class counts are accounted for full-batch plans only.")
     # The same accountant approves the plan (the count included), is
     # calibrated to, and reports: the PLD by default, RDP on request.
     if count:
@@ -300,6 +338,7 @@ def solve(
     adaptive_plan=False,
     cap_epsilon=None,
     calibrate=None,
+    l1=0.0,
 ):
     """Run :func:`noisy_gradient_descent` and account for it.
 
@@ -339,6 +378,8 @@ def solve(
         scale)``, run after the
         training steps on the same filter (private temperature scaling,
         ``_calibration.py``); its scale is ``calibration_scale_``.
+    l1 : float, default=0.0
+        L1 penalty, by proximal steps (:func:`noisy_gradient_descent`).
 
     Returns
     -------
@@ -356,6 +397,7 @@ def solve(
         normalize_steps=normalize_steps,
         initial=initial,
         verbose=verbose,
+        l1=l1,
     )
     scale = None
     if calibrate is not None:

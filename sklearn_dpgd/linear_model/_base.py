@@ -22,8 +22,12 @@ from .._engine import _losses
 from .._engine._dask import check_fit_data, is_dask_collection, map_rows
 from .._engine._oracle import PrivateGradientOracle
 from .._engine._randomness import draw_seed, make_generator
-from .._errors import NotFittedAttributesMixin, refuse_sample_weight
-from .._public_size import SENSITIVITY_FACTOR, resolve_public_size, split_count_budget
+from .._errors import NotFittedAttributesMixin
+from .._public_size import (
+    SENSITIVITY_FACTOR,
+    resolve_public_size,
+    split_count_budget,
+)
 from .._sklearn_compat import Interval, StrOptions
 from .._solvers import adaptive as adaptive_solver
 from .._solvers import gd as gd_solver
@@ -41,7 +45,6 @@ from ..exceptions import WeakPrivacyWarning
 from ..schedules import (
     AdaptiveSchedule,
     NoiseSchedule,
-    PURSchedule,
     ScheduleContext,
     UniformSchedule,
     auto_clip_norm,
@@ -56,6 +59,13 @@ from ._calibration import (
     CALIBRATION_SHARE,
     calibration_noise_multiplier,
     temperature_scale,
+)
+from ._penalty import check_penalty, penalty_strength
+from ._weights import (
+    check_sample_weight,
+    check_weight_settings,
+    resolve_class_weights,
+    row_weights,
 )
 
 # The L2 sensitivity of a sum of per-example vectors clipped to norm C is C when
@@ -88,10 +98,14 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
         "accountant": [StrOptions({"rdp", "pld"})],
         "clip_norm": [Interval(Real, 0, None, closed="neither"), StrOptions({"auto"})],
         "alpha": [Interval(Real, 0, None, closed="left"), StrOptions({"auto"})],
+        "C": [Interval(Real, 0, None, closed="right"), None],
+        "l1_ratio": [Interval(Real, 0, 1, closed="both")],
         "fit_intercept": ["boolean"],
         "neighboring": [StrOptions({"add_remove", "replace"})],
         "public_n_samples": [Interval(Integral, 2, None, closed="left"), None],
         "classes": ["array-like", None],
+        "class_weight": [dict, StrOptions({"balanced"}), None],
+        "max_sample_weight": [Interval(Real, 0, None, closed="neither")],
         "solver": [StrOptions({"gd", "snowball"})],
         "radius": [Interval(Real, 0, None, closed="neither")],
         "random_state": ["random_state"],
@@ -148,6 +162,7 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
             "alpha",
             "momentum",
             "radius",
+            "max_sample_weight",
         ):
             value = getattr(self, name)
             if not (isinstance(value, str) or np.isfinite(value)):
@@ -184,19 +199,10 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
         return theta
 
     def _resolve_alpha(self, schedule, public_size):
-        """The L2 penalty: the parameter, or the rule of "auto".
-
-        ``alpha = 1 / m`` makes the objective, ``mean loss + ||w||^2 / (2 m)``,
-        scikit-learn's ``LogisticRegression(C=1.0)`` one (``C sum loss +
-        ||w||^2 / 2``, divided by ``m``), with the public size ``m`` in place of
-        the private one. A PURSchedule gets 0: it picks its analysis (convex or
-        strongly convex) and its horizon from ``alpha``.
-        """
-        if self.alpha != "auto":
-            return float(self.alpha)
-        if isinstance(schedule, PURSchedule):
-            return 0.0
-        return 1.0 / public_size
+        """The L2 penalty: ``(1 - l1_ratio)`` times the strength of ``C`` or
+        ``alpha`` (``_penalty.py``)."""
+        strength = penalty_strength(self, schedule, public_size)
+        return strength * (1.0 - float(self.l1_ratio))
 
     def _resolve_calibration(self, n_outputs, full_batch, signal):
         """Whether this fit ends with private temperature scaling (``_calibration.py``).
@@ -267,9 +273,14 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
         intercept_init : array-like of shape (1,) or (n_classes,), default=None
             Public starting point of the intercepts (a scalar for binary
             problems); None starts from zero.
-        sample_weight : None, default=None
-            Refused: any value but None raises a ValueError (a weight above 1
-            gives one row more influence than the sensitivity allows).
+        sample_weight : array-like or dask array of shape (n_samples,), \
+                default=None
+            Weight of each row, in ``[0, max_sample_weight]``: its clipped
+            gradient is multiplied by it (times its ``class_weight``), and the
+            noise is calibrated to the public bound (the guarantee above). None:
+            every row weighs 1. With dask ``X``, a dask array (or an array,
+            chunked like ``X``). Not supported by ``solver="snowball"`` and
+            adaptive schedules.
 
         Returns
         -------
@@ -285,8 +296,10 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
             ``y`` have different lengths; or ``coef_init`` or ``intercept_init``
             has the wrong shape, is not finite, or is given with
             ``solver="snowball"`` (or ``intercept_init`` with
-            ``fit_intercept=False``); or ``sample_weight`` is not None (weights
-            break the sensitivity).
+            ``fit_intercept=False``); or ``sample_weight`` has the wrong shape or
+            a weight that is negative, not finite or above ``max_sample_weight``;
+            or weights are given with ``solver="snowball"`` or an adaptive
+            schedule, or ``class_weight="balanced"`` with ``batch_size``.
         TypeError
             If a parameter has a wrong type (e.g. ``schedule`` without a
             ``noise_multipliers`` method), or only one of ``X`` and ``y`` is a
@@ -300,16 +313,11 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
         WeakPrivacyWarning
             If ``delta >= 1 / public_n_samples_`` (the public size, never the private
             number of rows).
-
-        Notes
-        -----
-        ``sample_weight`` is not accepted: a weight above 1 would raise one row's
-        influence above ``clip_norm`` and break the guarantee.
         """
         # First: a leak around this fit is named before any other error.
         check_fit_boundary(self)
-        refuse_sample_weight(sample_weight, type(self).__name__)
         self._check_finite_params()
+        check_penalty(self)
         if is_dask_collection(X) or is_dask_collection(y):
             # Rows stay on the Dask workers; the oracle sums their chunks there.
             X, y_index = check_fit_data(self, X, y)
@@ -317,17 +325,19 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
             X, y_index = validate_fit_data(self, X, y)
         n_outputs = 1 if self.classes_.shape[0] == 2 else self.classes_.shape[0]
         initial = self._initial_point(coef_init, intercept_init, n_outputs, X.shape[1])
+        sample_weight = check_sample_weight(sample_weight, X, self.max_sample_weight)
+        check_weight_settings(self, sample_weight is not None)
         # secure_mode ignores random_state (its noise is not seeded): no warning.
         random_state = None if self.secure_mode else self.random_state
         seed = draw_seed(random_state, owner=type(self).__name__)
         if self.solver == "snowball":
             result = self._solve_snowball(X, y_index, n_outputs, initial, seed)
         else:
-            result = self._solve_gd(X, y_index, n_outputs, initial, seed)
+            result = self._solve_gd(X, y_index, n_outputs, initial, seed, sample_weight)
         set_fitted(self, result)
         return self
 
-    def _solve_gd(self, X, y_index, n_outputs, initial, seed):
+    def _solve_gd(self, X, y_index, n_outputs, initial, seed, sample_weight=None):
         """Budget, public size, plan and run of ``solver="gd"``: its FitResult."""
         schedule = self._resolve_schedule()
         adaptive = isinstance(schedule, AdaptiveSchedule)
@@ -339,10 +349,27 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
         ledger_charge = charge_ledgers(self, planned, neighboring=self.neighboring)
         rng = make_generator(seed, self.secure_mode)
         m = self._public_size(X.shape[0], z_count, rng)
+        class_weights, z_class, penalty = resolve_class_weights(self, y_index, mu, rng)
+        if z_class is not None:  # its share of mu**2 comes off the training's
+            mu_train = math.sqrt(mu_train**2 - z_class**-2)
         calibrate, normalized, context = self._setting(
             schedule, mu, mu_train, z_count, m, X.shape[1], n_outputs
         )
-        make_oracle = self._oracle_factory(X, y_index, context, rng)
+        weights, max_weight = row_weights(
+            class_weights, sample_weight, y_index, self.max_sample_weight
+        )
+        # The L1 part of the penalty, by proximal steps (post-processing).
+        l1 = penalty_strength(self, schedule, m) * float(self.l1_ratio)
+        if weights is not None:  # the schedules see the weighted sensitivity
+            l1 *= penalty
+            context = replace(
+                context,
+                alpha=context.alpha * penalty,
+                sensitivity=context.sensitivity * max_weight,
+            )
+        make_oracle = self._oracle_factory(
+            X, y_index, context, rng, weights, max_weight
+        )
         if adaptive:
             result = adaptive_solver.solve(
                 make_oracle,
@@ -374,7 +401,9 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
                 calibration,
                 mu=mu,
                 z_count=z_count,
+                z_class=z_class,
                 dtype=X.dtype,
+                l1=l1,
             )
             # An adaptively chosen plan is recorded by the guarantee its filter
             # enforced (composing its steps as if fixed in advance would
@@ -384,7 +413,8 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
         outputs = {
             "schedule_": schedule,
             "clip_norm_": context.clip_norm,
-            "alpha_": context.alpha,
+            # The penalty's whole strength (its L1 part is l1_ratio of it).
+            "alpha_": context.alpha + l1 if l1 else context.alpha,
             "calibration_": None,
             "calibration_scale_": None,
             **result.outputs,
@@ -437,8 +467,11 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
         self._warn_weak_delta(size.n_samples)
         return size.n_samples
 
-    def _oracle_factory(self, X, y_index, context, rng):
-        """``make_oracle(privacy_filter=...)``: the fit's one access to the data."""
+    def _oracle_factory(self, X, y_index, context, rng, weights=None, max_weight=1.0):
+        """``make_oracle(privacy_filter=...)``: the fit's one access to the data.
+
+        The oracle is given the unweighted sensitivity and scales it by
+        ``max_weight`` itself (where the noise is drawn)."""
         return partial(
             PrivateGradientOracle,
             X,
@@ -447,11 +480,13 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
             loss=_losses.LOSS_CODES[self._loss],
             huber_width=self._huber_width(),
             clip_norm=context.clip_norm,
-            sensitivity=context.sensitivity,
+            sensitivity=_SENSITIVITY_FACTOR[self.neighboring] * context.clip_norm,
             fit_intercept=bool(self.fit_intercept),
             rng=rng,
             public_n_samples=context.n_samples,
             sampling_rate=context.sampling_rate,
+            sample_weight=weights,
+            max_weight=max_weight,
         )
 
     def _setting(self, schedule, mu, mu_train, z_count, m, n_features, n_outputs):
@@ -480,7 +515,9 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
         # (adaptive runs charge the count to their own filter, which then stops
         # them within the whole budget).
         epsilon_train = float(self.epsilon)
-        if (z_count is not None or calibrate) and not adaptive:
+        # mu_train < mu exactly when a count (of the rows, or of the classes for
+        # "balanced") took its share.
+        if (mu_train != mu or calibrate) and not adaptive:
             epsilon_train = gdp_epsilon(mu_train, self.delta)
         context = ScheduleContext(
             epsilon=epsilon_train,
@@ -511,6 +548,8 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
         mu,
         z_count,
         dtype,
+        z_class=None,
+        l1=0.0,
     ):
         """Plan a data-independent schedule, fit it to the budget, run it.
 
@@ -534,6 +573,7 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
             learning_rates,
             mu=mu,
             count_multiplier=z_count,
+            class_count_multiplier=z_class,
             sampling_rate=context.sampling_rate,
             epsilon=self.epsilon,
             delta=self.delta,
@@ -555,7 +595,8 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
             fit_intercept=self.fit_intercept,
             delta=self.delta,
             public_n_samples=context.n_samples,
-            n_counted=int(z_count is not None),
+            n_counted=int(z_count is not None) + int(z_class is not None),
+            l1=l1,
             adaptive_plan=z_count is not None,
             cap_epsilon=self.epsilon,
             calibrate=calibration,

@@ -129,6 +129,43 @@ _PARAMS_OPTIMISER = """\
         declared class may be absent from ``y``: even one-class ``y`` is trained
         on, and ``classes_`` is the declared set (with ``classes=None``,
         one-class ``y`` raises a ValueError).
+    class_weight : dict, "balanced" or None, default=None
+        Weights of the classes, as in scikit-learn: each row's clipped gradient
+        is multiplied by its class's weight (times its ``sample_weight``). A dict
+        ``{label: weight}`` (labels of ``classes_``, missing ones weigh 1,
+        weights finite and >= 0) is public: chosen without looking at the data.
+        The noise is calibrated to the largest weight a row can have,
+        ``w_max = max_sample_weight * max(class weights)`` (``max_sample_weight``
+        counts only when ``fit`` is given ``sample_weight``): one row moves the
+        weighted sum ``sum_i w_i clip(g_i, C)`` by at most ``w_max C`` when added or
+        removed and ``2 w_max C`` when replaced, so the sensitivity ``Delta`` is
+        ``w_max`` times the unweighted one and ``noise_multipliers_``, ``ledger_``
+        and ``epsilon_`` are those of the unweighted fit (the noise std, ``z
+        Delta``, grows by ``w_max``). "balanced": scikit-learn's ``n / (K n_k)``
+        from noisy class counts, a Gaussian histogram (sensitivity 1 under
+        add/remove, ``sqrt(2)`` under replace-one) charged to this fit at 1% of
+        ``mu**2`` (recorded in ``ledger_`` after the row count) before anything
+        else is read. Each noisy count is clamped below at its noise std (a count
+        under its noise cannot be told from zero; the floor caps the weight
+        ratios), and the weights are rescaled to ``min_j n~_j / n~_k`` so that
+        the largest is 1: ``n`` cancels (under add/remove the exact ``n`` is
+        private and is never read) and the sensitivity is that of an unweighted
+        fit. A common factor of all weights would scale the signal and the noise
+        alike; the L2 penalty is multiplied by ``K min_j n~_j / sum_j n~_j``, the
+        factor the rescaled weights are below scikit-learn's, so the objective
+        keeps the minimiser of ``LogisticRegression(class_weight="balanced")``
+        (``alpha_`` is the penalty used). "balanced" needs ``batch_size=None``;
+        weights of either kind need ``solver="gd"`` and a data-independent
+        ``schedule``. ``predict_proba`` of a weighted fit estimates the weighted
+        problem's probabilities, as in scikit-learn.
+    max_sample_weight : float, default=1.0
+        Public bound of the ``sample_weight`` passed to ``fit``, > 0 and finite:
+        every weight must lie in ``[0, max_sample_weight]`` (a ValueError naming
+        the bound otherwise, and for negative or non-finite weights). The
+        sensitivity, and the noise std with it, are multiplied by it (and by the
+        largest class weight); at the default 1.0 weights only lower a row's
+        influence and the guarantee is that of the unweighted fit. Unused when
+        ``fit`` gets no ``sample_weight``.
     solver : {"gd", "snowball"}, default="gd"
         "gd": the private gradient descent described above. "snowball":
         Snowball-SGD (Feldman, Koren & Talwar, STOC 2020, Sec. 3, Thm 3.1 and 3.5;
@@ -192,7 +229,9 @@ _ATTRIBUTES = """\
     clip_norm_ : float
         The clipping threshold used (``clip_norm`` with "auto" resolved).
     alpha_ : float
-        The L2 penalty used (``alpha`` with "auto" resolved).
+        The penalty's strength used: ``alpha`` with "auto" resolved, or ``1 / (C
+        m)``; times the factor of ``class_weight="balanced"``. Its L2 part is
+        ``(1 - l1_ratio) alpha_``, its L1 part ``l1_ratio alpha_``.
     calibration_ : "temperature" or None
         The calibration that ran (``calibration`` with "auto" resolved; always
         None for :class:`DPHuberSVM`, which has no probabilities).
@@ -239,8 +278,9 @@ _CAVEAT = """\
     sampler; like every floating-point implementation of the Gaussian mechanism it
     is open to the attacks of Mironov (CCS 2012) on the low-order bits.
 
-    ``sample_weight`` is not supported: a weight above 1 would give one row more
-    influence than ``clip_norm`` and break the guarantee."""
+    ``sample_weight`` is bounded by the public ``max_sample_weight``: the noise
+    is calibrated to the largest weight a row may have, so a weight above it
+    would give one row more influence than the noise covers."""
 
 
 _ALPHA_AUTO = """\
@@ -285,14 +325,64 @@ _ALPHA_AUTO = """\
         saves), and None otherwise (multiclass, minibatch, adaptive and
         snowball fits are not recalibrated). "temperature" where it is not
         available raises a ValueError; None skips the stage and gives its
-        budget to the training steps. What ran is ``calibration_``."""
+        budget to the training steps. What ran is ``calibration_``.
+    C : float or None, default=None
+        Inverse penalty strength as in scikit-learn's
+        :class:`~sklearn.linear_model.LogisticRegression` (1.8+, where ``C`` and
+        ``l1_ratio`` replace ``penalty``): the objective ``C sum loss + (1 -
+        l1_ratio) ||coef||^2 / 2 + l1_ratio ||coef||_1``, divided by ``C m``, is
+        minimised, i.e. ``alpha = 1 / (C * public_n_samples_)`` (the public size
+        ``m``, never the private ``n``); ``np.inf`` is no penalty. None (the
+        default) uses ``alpha``. ``C`` and an ``alpha`` other than its default
+        raise a ValueError naming both (one penalty, two spellings). Not
+        supported by ``solver="snowball"`` (set ``alpha``).
+    l1_ratio : float, default=0.0
+        Elastic-net mixing in ``[0, 1]``, as in scikit-learn: the penalty is
+        ``alpha ((1 - l1_ratio) ||coef||^2 / 2 + l1_ratio ||coef||_1)``; 0 is the
+        L2 penalty, 1 the L1 (lasso) penalty. The L1 part, not differentiable, is
+        applied by a proximal step (soft-thresholding of the coefficients, not the
+        intercepts) after each noisy step: the proximal private gradient method
+        (Wang, Ye & Xu, NeurIPS 2017, for a loss plus a simple non-smooth
+        regulariser), with the momentum of the inertial proximal method iPiano
+        (Ochs, Chen, Brox & Pock, 2014). It reads only the privatised iterate, so
+        it is post-processing: the same noisy steps run, and ``ledger_`` and
+        ``epsilon_`` are those of the same fit with ``l1_ratio=0``. The released
+        average of the last iterates is soft-thresholded once more with the last
+        step's threshold, so coefficients the proximal steps hold at zero are
+        exactly zero in ``coef_``. Needs ``solver="gd"`` and a data-independent
+        ``schedule``."""
 
 _ALPHA_ZERO = """\
     alpha : float or "auto", default=0.0
         L2 penalty ``alpha/2 ||coef||^2`` (intercepts are not penalised). Public,
         so its gradient is added without noise. "auto" is ``1 /
         public_n_samples_`` as for :class:`DPLogisticRegression` (0 for
-        ``solver="snowball"`` and a PURSchedule). The value used is ``alpha_``."""
+        ``solver="snowball"`` and a PURSchedule). The value used is ``alpha_``.
+    C : float or None, default=None
+        Inverse penalty strength as in scikit-learn's
+        :class:`~sklearn.linear_model.LogisticRegression` (1.8+, where ``C`` and
+        ``l1_ratio`` replace ``penalty``): the objective ``C sum loss + (1 -
+        l1_ratio) ||coef||^2 / 2 + l1_ratio ||coef||_1``, divided by ``C m``, is
+        minimised, i.e. ``alpha = 1 / (C * public_n_samples_)`` (the public size
+        ``m``, never the private ``n``); ``np.inf`` is no penalty. None (the
+        default) uses ``alpha``. ``C`` and an ``alpha`` other than its default
+        raise a ValueError naming both (one penalty, two spellings). Not
+        supported by ``solver="snowball"`` (set ``alpha``).
+    l1_ratio : float, default=0.0
+        Elastic-net mixing in ``[0, 1]``, as in scikit-learn: the penalty is
+        ``alpha ((1 - l1_ratio) ||coef||^2 / 2 + l1_ratio ||coef||_1)``; 0 is the
+        L2 penalty, 1 the L1 (lasso) penalty. The L1 part, not differentiable, is
+        applied by a proximal step (soft-thresholding of the coefficients, not the
+        intercepts) after each noisy step: the proximal private gradient method
+        (Wang, Ye & Xu, NeurIPS 2017, for a loss plus a simple non-smooth
+        regulariser), with the momentum of the inertial proximal method iPiano
+        (Ochs, Chen, Brox & Pock, 2014). It reads only the privatised iterate, so
+        it is post-processing: the same noisy steps run, and ``ledger_`` and
+        ``epsilon_`` are those of the same fit with ``l1_ratio=0``. The released
+        average of the last iterates is soft-thresholded once more with the last
+        step's threshold, so coefficients the proximal steps hold at zero are
+        exactly zero in ``coef_``. Needs ``solver="gd"`` and a data-independent
+        ``schedule``."""
 
 
 def _assemble(doc, alpha_doc):

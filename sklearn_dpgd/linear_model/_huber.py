@@ -80,6 +80,7 @@ class DPHuberSVM(_BaseDPLinearClassifier):
         _ALPHA_ZERO,
     )
 
+    _default_alpha = 0.0  # C may be set only with alpha at this default
     _loss = "huber_hinge"
     _base_learning_rate = 0.5  # gradient steps (normalize_steps=False)
     _horizon_factor = 4  # see auto_max_iter
@@ -107,10 +108,14 @@ class DPHuberSVM(_BaseDPLinearClassifier):
         accountant="pld",
         clip_norm="auto",
         alpha=0.0,
+        C=None,
+        l1_ratio=0.0,
         fit_intercept=True,
         neighboring="add_remove",
         public_n_samples=None,
         classes=None,
+        class_weight=None,
+        max_sample_weight=1.0,
         solver="gd",
         radius=10.0,
         random_state=None,
@@ -130,10 +135,14 @@ class DPHuberSVM(_BaseDPLinearClassifier):
         self.h = h
         self.clip_norm = clip_norm
         self.alpha = alpha
+        self.C = C
+        self.l1_ratio = l1_ratio
         self.fit_intercept = fit_intercept
         self.neighboring = neighboring
         self.public_n_samples = public_n_samples
         self.classes = classes
+        self.class_weight = class_weight
+        self.max_sample_weight = max_sample_weight
         self.solver = solver
         self.radius = radius
         self.random_state = random_state

@@ -90,6 +90,7 @@ class DPLogisticRegression(_BaseDPLinearClassifier):
         _ALPHA_AUTO,
     )
 
+    _default_alpha = "auto"  # C may be set only with alpha at this default
     _loss = "logistic"
     _base_learning_rate = 2.0  # gradient steps (normalize_steps=False)
     _horizon_factor = 4  # see auto_max_iter
@@ -115,11 +116,15 @@ class DPLogisticRegression(_BaseDPLinearClassifier):
         accountant="pld",
         clip_norm="auto",
         alpha="auto",
+        C=None,
+        l1_ratio=0.0,
         calibration="auto",
         fit_intercept=True,
         neighboring="add_remove",
         public_n_samples=None,
         classes=None,
+        class_weight=None,
+        max_sample_weight=1.0,
         solver="gd",
         radius=10.0,
         random_state=None,
@@ -138,11 +143,15 @@ class DPLogisticRegression(_BaseDPLinearClassifier):
         self.accountant = accountant
         self.clip_norm = clip_norm
         self.alpha = alpha
+        self.C = C
+        self.l1_ratio = l1_ratio
         self.calibration = calibration
         self.fit_intercept = fit_intercept
         self.neighboring = neighboring
         self.public_n_samples = public_n_samples
         self.classes = classes
+        self.class_weight = class_weight
+        self.max_sample_weight = max_sample_weight
         self.solver = solver
         self.radius = radius
         self.random_state = random_state
