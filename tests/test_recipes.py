@@ -101,7 +101,12 @@ def test_private_pipeline_spends_at_most_epsilon_sum_of_steps(name, benchmark_sa
     # ledger, whose total is within it.
     assert model.epsilon_ <= scaler.epsilon_ + clf.epsilon_
     assert model.epsilon_ <= epsilon and model.delta_ <= delta
-    assert [e.mechanism for e in outer.entries] == [scaler.ledger_, clf.ledger_]
+    # The classifier's plan read a noisy count of the rows: the ledger records the
+    # guarantee its filter enforced, one Gaussian step of 1 / mu_ (its cap).
+    scaler_entry, clf_entry = (e.mechanism for e in outer.entries)
+    assert scaler_entry == scaler.ledger_
+    assert len(clf_entry) == 1 and clf_entry[0].count == 1
+    assert clf_entry[0].noise_multiplier == pytest.approx(1.0 / clf.mu_, rel=1e-12)
     assert outer.entries == model.ledger_.entries
     assert outer.epsilon(delta) <= model.epsilon_
     if name == "adult":

@@ -303,29 +303,6 @@ _ALPHA_AUTO = """\
         ``alpha`` itself: ``solver="snowball"`` and
         :class:`~sklearn_dpgd.schedules.PURSchedule` (which would switch to its
         strongly convex variant). The value used is ``alpha_``.
-    calibration : {"auto", "temperature"} or None, default="auto"
-        Private temperature scaling of the probabilities, the last stage of the
-        fit. Per-example clipping caps the pull of misclassified rows more than
-        that of well-classified ones, so the trained margins come out too large
-        and the probabilities over-confident, the more so the larger the rows'
-        norms over ``clip_norm`` (user guide, "Calibration under DP").
-        "temperature" fits one factor ``a`` of the margins ``s`` of the training
-        rows, the probabilities ``sigma(a s)`` (Guo, Pleiss, Sun & Weinberger,
-        ICML 2017, Sec. 4.2), by 100 further full-batch noisy gradient steps on
-        the one feature ``clip(s / 8, -1, 1)``, whose per-row gradient has norm at
-        most 1 (the sensitivity, doubled under replace-one), and multiplies
-        ``coef_`` and ``intercept_`` by ``a`` (kept in [0.05, 20]): predictions
-        do not change. It costs 2% of the fit's GDP ``mu**2``: the whole fit,
-        calibration included, is still ``(epsilon, delta)``-DP, and the
-        training steps get the other 98% (minus the count's share). "auto" is
-        "temperature" for binary full-batch fits (``batch_size=None``, a
-        data-independent ``schedule``, ``solver="gd"``) with
-        ``sqrt(0.02) * public_n_samples_ * mu >= 300`` (``mu = gdp_mu(epsilon,
-        delta)``; below it the stage's own noise costs more log-loss than it
-        saves), and None otherwise (multiclass, minibatch, adaptive and
-        snowball fits are not recalibrated). "temperature" where it is not
-        available raises a ValueError; None skips the stage and gives its
-        budget to the training steps. What ran is ``calibration_``.
     C : float or None, default=None
         Inverse penalty strength as in scikit-learn's
         :class:`~sklearn.linear_model.LogisticRegression` (1.8+, where ``C`` and
@@ -350,7 +327,30 @@ _ALPHA_AUTO = """\
         average of the last iterates is soft-thresholded once more with the last
         step's threshold, so coefficients the proximal steps hold at zero are
         exactly zero in ``coef_``. Needs ``solver="gd"`` and a data-independent
-        ``schedule``."""
+        ``schedule``.
+    calibration : {"auto", "temperature"} or None, default="auto"
+        Private temperature scaling of the probabilities, the last stage of the
+        fit. Per-example clipping caps the pull of misclassified rows more than
+        that of well-classified ones, so the trained margins come out too large
+        and the probabilities over-confident, the more so the larger the rows'
+        norms over ``clip_norm`` (user guide, "Calibration under DP").
+        "temperature" fits one factor ``a`` of the margins ``s`` of the training
+        rows, the probabilities ``sigma(a s)`` (Guo, Pleiss, Sun & Weinberger,
+        ICML 2017, Sec. 4.2), by 100 further full-batch noisy gradient steps on
+        the one feature ``clip(s / 8, -1, 1)``, whose per-row gradient has norm at
+        most 1 (the sensitivity, doubled under replace-one), and multiplies
+        ``coef_`` and ``intercept_`` by ``a`` (kept in [0.05, 20]): predictions
+        do not change. It costs 2% of the fit's GDP ``mu**2``: the whole fit,
+        calibration included, is still ``(epsilon, delta)``-DP, and the
+        training steps get the other 98% (minus the count's share). "auto" is
+        "temperature" for binary full-batch fits (``batch_size=None``, a
+        data-independent ``schedule``, ``solver="gd"``) with
+        ``sqrt(0.02) * public_n_samples_ * mu >= 300`` (``mu = gdp_mu(epsilon,
+        delta)``; below it the stage's own noise costs more log-loss than it
+        saves), and None otherwise (multiclass, minibatch, adaptive and
+        snowball fits are not recalibrated). "temperature" where it is not
+        available raises a ValueError; None skips the stage and gives its
+        budget to the training steps. What ran is ``calibration_``."""
 
 _ALPHA_ZERO = """\
     alpha : float or "auto", default=0.0
