@@ -379,7 +379,7 @@ def report_leaks(leaks, stacklevel=3):
             frame.f_globals.get("__name__", "").partition(".")[0] in _INTERNAL
         ):
             frame, level = frame.f_back, level + 1
-        stacklevel = level if frame is not None else stacklevel
+        stacklevel = level + 1 if frame is not None else stacklevel
     for key, message in leaks:
         warn_once(message, PrivacyLeakWarning, stacklevel=stacklevel, key=key)
 
