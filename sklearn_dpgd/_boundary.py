@@ -40,8 +40,11 @@ classifier) has been fitted when the warning, or the strict error, comes; the
 error then stops the pipeline before anything is returned, but the fitted step
 stays in the user's object: :func:`~sklearn_dpgd.pipeline.make_private_pipeline`
 and :class:`~sklearn_dpgd.model_selection.PrivateGridSearchCV` check every step
-before fitting any. Code that is not scikit-learn's (a hand-written loop that
-scores models on private rows) is not recognised.
+before fitting any. A construct that never fits a package estimator
+(``CalibratedClassifierCV`` on a ``FrozenEstimator``, ``permutation_importance``,
+a ``score`` call on private rows) runs no private fit and is not seen. Code that is
+not scikit-learn's (a hand-written loop that scores models on private rows) is not
+recognised.
 """
 
 import sys

@@ -36,7 +36,10 @@ class LedgerThreadingBackend(ThreadingBackend):
 
     def submit(self, func, callback=None):
         """Schedule ``func`` to run in a copy of the captured context."""
-        context = getattr(self, "_context", None) or contextvars.copy_context()
+        # A Context is a mapping, falsy when empty: test for None, not truth.
+        context = getattr(self, "_context", None)
+        if context is None:
+            context = contextvars.copy_context()
         return super().submit(functools.partial(context.copy().run, func), callback)
 
     def get_nested_backend(self):

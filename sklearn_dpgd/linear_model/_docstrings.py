@@ -283,81 +283,8 @@ _CAVEAT = """\
     would give one row more influence than the noise covers."""
 
 
-_ALPHA_AUTO = """\
-    alpha : float or "auto", default="auto"
-        L2 penalty ``alpha/2 ||coef||^2`` (intercepts are not penalised). Public,
-        so its gradient is added without noise. "auto" is ``1 /
-        public_n_samples_``: the objective ``mean loss + ||coef||^2 / (2 m)`` is
-        then scikit-learn's ``LogisticRegression(C=1.0)`` objective with the
-        public size ``m``, whose minimiser has finite coefficients even where the
-        unpenalised one has none (a category seen with one label only, a
-        separable subset). Without it, normalised steps with heavy-ball momentum
-        keep moving at full length along such directions, where the gradient
-        fades but the step does not, and the coefficients and the fitted
-        probabilities grow over-confident (user guide, "Calibration under DP").
-        The penalty depends on the public size only and its gradient is added
-        without noise, so the same Gaussian steps run and the privacy cost is
-        unchanged; private learning of L2-regularised objectives is the setting
-        of Chaudhuri, Monteleoni & Sarwate (JMLR 2011) and Bassily, Smith &
-        Thakurta (FOCS 2014). "auto" is 0 where an analysis sizes the steps from
-        ``alpha`` itself: ``solver="snowball"`` and
-        :class:`~sklearn_dpgd.schedules.PURSchedule` (which would switch to its
-        strongly convex variant). The value used is ``alpha_``.
-    C : float or None, default=None
-        Inverse penalty strength as in scikit-learn's
-        :class:`~sklearn.linear_model.LogisticRegression` (1.8+, where ``C`` and
-        ``l1_ratio`` replace ``penalty``): the objective ``C sum loss + (1 -
-        l1_ratio) ||coef||^2 / 2 + l1_ratio ||coef||_1``, divided by ``C m``, is
-        minimised, i.e. ``alpha = 1 / (C * public_n_samples_)`` (the public size
-        ``m``, never the private ``n``); ``np.inf`` is no penalty. None (the
-        default) uses ``alpha``. ``C`` and an ``alpha`` other than its default
-        raise a ValueError naming both (one penalty, two spellings). Not
-        supported by ``solver="snowball"`` (set ``alpha``).
-    l1_ratio : float, default=0.0
-        Elastic-net mixing in ``[0, 1]``, as in scikit-learn: the penalty is
-        ``alpha ((1 - l1_ratio) ||coef||^2 / 2 + l1_ratio ||coef||_1)``; 0 is the
-        L2 penalty, 1 the L1 (lasso) penalty. The L1 part, not differentiable, is
-        applied by a proximal step (soft-thresholding of the coefficients, not the
-        intercepts) after each noisy step: the proximal private gradient method
-        (Wang, Ye & Xu, NeurIPS 2017, for a loss plus a simple non-smooth
-        regulariser), with the momentum of the inertial proximal method iPiano
-        (Ochs, Chen, Brox & Pock, 2014). It reads only the privatised iterate, so
-        it is post-processing: the same noisy steps run, and ``ledger_`` and
-        ``epsilon_`` are those of the same fit with ``l1_ratio=0``. The released
-        average of the last iterates is soft-thresholded once more with the last
-        step's threshold, so coefficients the proximal steps hold at zero are
-        exactly zero in ``coef_``. Needs ``solver="gd"`` and a data-independent
-        ``schedule``.
-    calibration : {"auto", "temperature"} or None, default="auto"
-        Private temperature scaling of the probabilities, the last stage of the
-        fit. Per-example clipping caps the pull of misclassified rows more than
-        that of well-classified ones, so the trained margins come out too large
-        and the probabilities over-confident, the more so the larger the rows'
-        norms over ``clip_norm`` (user guide, "Calibration under DP").
-        "temperature" fits one factor ``a`` of the margins ``s`` of the training
-        rows, the probabilities ``sigma(a s)`` (Guo, Pleiss, Sun & Weinberger,
-        ICML 2017, Sec. 4.2), by 100 further full-batch noisy gradient steps on
-        the one feature ``clip(s / 8, -1, 1)``, whose per-row gradient has norm at
-        most 1 (the sensitivity, doubled under replace-one), and multiplies
-        ``coef_`` and ``intercept_`` by ``a`` (kept in [0.05, 20]): predictions
-        do not change. It costs 2% of the fit's GDP ``mu**2``: the whole fit,
-        calibration included, is still ``(epsilon, delta)``-DP, and the
-        training steps get the other 98% (minus the count's share). "auto" is
-        "temperature" for binary full-batch fits (``batch_size=None``, a
-        data-independent ``schedule``, ``solver="gd"``) with
-        ``sqrt(0.02) * public_n_samples_ * mu >= 300`` (``mu = gdp_mu(epsilon,
-        delta)``; below it the stage's own noise costs more log-loss than it
-        saves), and None otherwise (multiclass, minibatch, adaptive and
-        snowball fits are not recalibrated). "temperature" where it is not
-        available raises a ValueError; None skips the stage and gives its
-        budget to the training steps. What ran is ``calibration_``."""
-
-_ALPHA_ZERO = """\
-    alpha : float or "auto", default=0.0
-        L2 penalty ``alpha/2 ||coef||^2`` (intercepts are not penalised). Public,
-        so its gradient is added without noise. "auto" is ``1 /
-        public_n_samples_`` as for :class:`DPLogisticRegression` (0 for
-        ``solver="snowball"`` and a PURSchedule). The value used is ``alpha_``.
+# The C and l1_ratio parameters, the same in both estimators' penalty paragraphs.
+_C_L1_RATIO = """\
     C : float or None, default=None
         Inverse penalty strength as in scikit-learn's
         :class:`~sklearn.linear_model.LogisticRegression` (1.8+, where ``C`` and
@@ -383,6 +310,63 @@ _ALPHA_ZERO = """\
         step's threshold, so coefficients the proximal steps hold at zero are
         exactly zero in ``coef_``. Needs ``solver="gd"`` and a data-independent
         ``schedule``."""
+
+
+_ALPHA_AUTO = """\
+    alpha : float or "auto", default="auto"
+        L2 penalty ``alpha/2 ||coef||^2`` (intercepts are not penalised). Public,
+        so its gradient is added without noise. "auto" is ``1 /
+        public_n_samples_``: the objective ``mean loss + ||coef||^2 / (2 m)`` is
+        then scikit-learn's ``LogisticRegression(C=1.0)`` objective with the
+        public size ``m``, whose minimiser has finite coefficients even where the
+        unpenalised one has none (a category seen with one label only, a
+        separable subset). Without it, normalised steps with heavy-ball momentum
+        keep moving at full length along such directions, where the gradient
+        fades but the step does not, and the coefficients and the fitted
+        probabilities grow over-confident (user guide, "Calibration under DP").
+        The penalty depends on the public size only and its gradient is added
+        without noise, so the same Gaussian steps run and the privacy cost is
+        unchanged; private learning of L2-regularised objectives is the setting
+        of Chaudhuri, Monteleoni & Sarwate (JMLR 2011) and Bassily, Smith &
+        Thakurta (FOCS 2014). "auto" is 0 where an analysis sizes the steps from
+        ``alpha`` itself: ``solver="snowball"`` and
+        :class:`~sklearn_dpgd.schedules.PURSchedule` (which would switch to its
+        strongly convex variant). The value used is ``alpha_``.
+%(c_l1_ratio)s
+    calibration : {"auto", "temperature"} or None, default="auto"
+        Private temperature scaling of the probabilities, the last stage of the
+        fit. Per-example clipping caps the pull of misclassified rows more than
+        that of well-classified ones, so the trained margins come out too large
+        and the probabilities over-confident, the more so the larger the rows'
+        norms over ``clip_norm`` (user guide, "Calibration under DP").
+        "temperature" fits one factor ``a`` of the margins ``s`` of the training
+        rows, the probabilities ``sigma(a s)`` (Guo, Pleiss, Sun & Weinberger,
+        ICML 2017, Sec. 4.2), by 100 further full-batch noisy gradient steps on
+        the one feature ``clip(s / 8, -1, 1)``, whose per-row gradient has norm at
+        most 1 (the sensitivity, doubled under replace-one), and multiplies
+        ``coef_`` and ``intercept_`` by ``a`` (kept in [0.05, 20]): predictions
+        do not change. It costs 2% of the fit's GDP ``mu**2``: the whole fit,
+        calibration included, is still ``(epsilon, delta)``-DP, and the
+        training steps get the other 98% (minus the count's share). "auto" is
+        "temperature" for binary full-batch fits (``batch_size=None``, a
+        data-independent ``schedule``, ``solver="gd"``) with
+        ``sqrt(0.02) * public_n_samples_ * mu >= 300`` (``mu = gdp_mu(epsilon,
+        delta)``; below it the stage's own noise costs more log-loss than it
+        saves), and None otherwise (multiclass, minibatch, adaptive and
+        snowball fits are not recalibrated). "temperature" where it is not
+        available raises a ValueError; None skips the stage and gives its
+        budget to the training steps. What ran is ``calibration_``.""".replace(
+    "%(c_l1_ratio)s\n", _C_L1_RATIO + "\n"
+)
+
+_ALPHA_ZERO = """\
+    alpha : float or "auto", default=0.0
+        L2 penalty ``alpha/2 ||coef||^2`` (intercepts are not penalised). Public,
+        so its gradient is added without noise. "auto" is ``1 /
+        public_n_samples_`` as for :class:`DPLogisticRegression` (0 for
+        ``solver="snowball"`` and a PURSchedule). The value used is ``alpha_``.
+%(c_l1_ratio)s
+""".replace("%(c_l1_ratio)s\n", _C_L1_RATIO)
 
 
 def _assemble(doc, alpha_doc):
