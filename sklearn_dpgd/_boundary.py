@@ -51,6 +51,7 @@ import sys
 
 import numpy as np
 
+from ._engine._secure import GENERATORS_PER_FIT, add_support_delta, support_tv
 from ._warnings import warn_once
 from .accounting import _charge_active_ledgers, _strict_mode
 from .exceptions import PrivacyLeakError, PrivacyLeakWarning
@@ -418,7 +419,9 @@ def charge_ledgers(estimator, mechanism, *, neighboring, part=None):
 
     :func:`check_fit_boundary` (warn, or raise in strict mode), then
     :func:`~sklearn_dpgd.accounting._charge_active_ledgers` with the same
-    arguments; both before the fit reads data.
+    arguments; both before the fit reads data. A ``secure_mode`` estimator's
+    entry carries the support bound of its generators
+    (:func:`~sklearn_dpgd._engine._secure.support_tv`).
 
     Returns
     -------
@@ -434,6 +437,40 @@ def charge_ledgers(estimator, mechanism, *, neighboring, part=None):
         As ``_charge_active_ledgers``.
     """
     report_leaks(boundary_leaks(sys._getframe(1)), stacklevel=4)
-    return _charge_active_ledgers(
-        estimator, mechanism, neighboring=neighboring, part=part
+    # secure_mode's bounded samplers: the entry carries their total-variation
+    # bound, which the ledgers pay out of the delta they compose at.
+    support = (
+        support_tv(GENERATORS_PER_FIT)
+        if getattr(estimator, "secure_mode", False)
+        else 0.0
     )
+    return _charge_active_ledgers(
+        estimator, mechanism, neighboring=neighboring, part=part, support=support
+    )
+
+
+def add_secure_support(estimator, n_generators=GENERATORS_PER_FIT):
+    """Add the support delta of ``secure_mode`` to a fitted ``delta_``.
+
+    A no-op unless ``estimator.secure_mode``; then ``delta_`` becomes
+    :func:`~sklearn_dpgd._engine._secure.add_support_delta` of ``delta_`` and
+    ``epsilon_`` (the bounded samplers' total-variation term, rounded up to the
+    next float).
+
+    Parameters
+    ----------
+    estimator : estimator
+        Fitted, with ``epsilon_`` and ``delta_``.
+    n_generators : int, default=GENERATORS_PER_FIT
+        Generators its fit drew from, at most.
+
+    Returns
+    -------
+    estimator : estimator
+        The same object.
+    """
+    if getattr(estimator, "secure_mode", False):
+        estimator.delta_ = add_support_delta(
+            estimator.delta_, estimator.epsilon_, n_generators
+        )
+    return estimator

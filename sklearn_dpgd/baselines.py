@@ -48,7 +48,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._base import set_fitted
-from ._boundary import charge_ledgers, check_fit_boundary
+from ._boundary import add_secure_support, charge_ledgers, check_fit_boundary
 from ._engine._randomness import draw_seed, make_generator, spawn_seeds
 from ._errors import NotFittedAttributesMixin, refuse_sample_weight
 from ._public_size import SENSITIVITY_FACTOR, resolve_public_size
@@ -358,8 +358,9 @@ class OutputPerturbationClassifier(_BaselineClassifier):
     secure_mode : bool, default=False
         Draw every noise value from the operating system's cryptographically
         secure generator with samplers that resist the floating-point attacks of
-        Mironov (CCS 2012); ``random_state`` is then ignored. Same guarantee and
-        accounting (see the privacy page, "secure_mode"); slower noise draws.
+        Mironov (CCS 2012); ``random_state`` is then ignored. Same epsilon;
+        ``delta_`` gains the bounded samplers' ~1e-25 (see the privacy page,
+        "secure_mode"); slower noise draws.
 
     Attributes
     ----------
@@ -520,7 +521,7 @@ class OutputPerturbationClassifier(_BaselineClassifier):
             rng=make_generator(noise_seed, self.secure_mode),
             delta=self.delta,
         )
-        set_fitted(self, result)
+        add_secure_support(set_fitted(self, result))
         charge.settle(result.ledger)
         return self
 
@@ -628,8 +629,8 @@ class PhasedLocalizationClassifier(_BaselineClassifier):
         Draw every noise value (and the placement of the rows) from the operating
         system's cryptographically secure generator with samplers that resist the
         floating-point attacks of Mironov (CCS 2012); ``random_state`` is then
-        ignored. Same guarantee and accounting (see the privacy page,
-        "secure_mode"); slower noise draws.
+        ignored. Same epsilon; ``delta_`` gains the bounded samplers' ~1e-25
+        (privacy page, "secure_mode"); slower noise draws.
 
     Attributes
     ----------
@@ -792,6 +793,6 @@ class PhasedLocalizationClassifier(_BaselineClassifier):
             rng=make_generator(noise_seed, self.secure_mode),
             delta=self.delta,
         )
-        set_fitted(self, result)
+        add_secure_support(set_fitted(self, result))
         charge.settle(result.ledger)
         return self

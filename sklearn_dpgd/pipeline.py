@@ -44,12 +44,14 @@ from sklearn.utils.validation import check_is_fitted
 from ._boundary import (
     _components,
     _is_private,
+    add_secure_support,
     boundary_leaks,
     privacy_leaks,
     report_leaks,
     step_leak_message,
 )
 from ._engine._randomness import FIXED_SEED_MESSAGE, draw_seed, spawn_seeds
+from ._engine._secure import GENERATORS_PER_FIT
 from ._errors import NotFittedAttributesMixin
 from ._sklearn_compat import Interval, StrOptions, _BaseComposition, _safe_set_output
 from .accounting import (
@@ -496,6 +498,7 @@ class PrivatePipeline(NotFittedAttributesMixin, MetaEstimatorMixin, _BaseComposi
             # exact composition of those (_fixed_shares_epsilon) is.
             self.delta_ = math.fsum(d for _, d in self.budget_.values())
             self.epsilon_ = _fixed_shares_epsilon(self.budget_, gaussian, self.delta_)
+            add_secure_support(self, GENERATORS_PER_FIT * len(readers))
         first = pipe.steps[0][1]
         for attr in ("n_features_in_", "feature_names_in_"):
             if hasattr(first, attr):

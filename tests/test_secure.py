@@ -404,3 +404,189 @@ def test_secure_fit_end_to_end(monkeypatch):
     assert n_bytes[0] > 0
     assert n_bytes[0] / (2 * fits[0].n_iter_) < 8 * n / 4
     assert not np.array_equal(fits[0].coef_, fits[1].coef_)
+
+
+# --- The accounted bounded support -------------------------------------------
+
+
+def _hockey_stick(p, q, epsilon):
+    """delta(epsilon) of two distributions on a finite set (both directions)."""
+    p, q = np.asarray(p, float), np.asarray(q, float)
+    return max(
+        np.clip(p - math.exp(epsilon) * q, 0, None).sum(),
+        np.clip(q - math.exp(epsilon) * p, 0, None).sum(),
+    )
+
+
+@pytest.mark.parametrize("epsilon", [0.5, 1.0, 3.0])
+def test_support_delta_is_the_tight_tv_penalty(epsilon):
+    """(1 + e^eps) eta is what a TV-eta perturbation of an eps-DP pair can cost.
+
+    Randomised response is eps-DP with delta 0; moving eta of mass towards the
+    output that separates the pair (the worst a TV-eta perturbation can do) needs
+    exactly (1 + e^eps) eta: a formula without the (1 + e^eps) factor, or with
+    half of it, fails.
+    """
+    eta = 1e-3
+    p_keep = math.exp(epsilon) / (1 + math.exp(epsilon))
+    ideal_d, ideal_dp = [p_keep, 1 - p_keep], [1 - p_keep, p_keep]
+    assert _hockey_stick(ideal_d, ideal_dp, epsilon) == pytest.approx(0, abs=1e-15)
+    run_d = [p_keep + eta, 1 - p_keep - eta]
+    run_dp = [1 - p_keep - eta, p_keep + eta]
+    needed = _hockey_stick(run_d, run_dp, epsilon)
+    assert needed == pytest.approx((1 + math.exp(epsilon)) * eta, rel=1e-12)
+    # support_delta is that penalty at eta = support_tv(n_generators).
+    eta_fit = _secure.support_tv(_secure.GENERATORS_PER_FIT)
+    assert eta_fit == _secure.GENERATORS_PER_FIT * 2.0**40 * 2.0**-128
+    assert _secure.support_delta(epsilon) == pytest.approx(
+        (1 + math.exp(epsilon)) * eta_fit, rel=1e-15
+    )
+    assert _secure.support_delta(math.inf) == 1.0
+    assert _secure.support_delta(1.0, 0) == 0.0
+    with pytest.raises(ValueError, match="epsilon"):
+        _secure.support_delta(-1.0)
+    with pytest.raises(ValueError, match="n_generators"):
+        _secure.support_tv(-1)
+
+
+def test_add_support_delta_rounds_up():
+    assert _secure.add_support_delta(1e-6, 1.0) > 1e-6
+    assert _secure.add_support_delta(1e-6, 1.0) == np.nextafter(1e-6, 1.0)
+    # Where the term shows, it is added as is.
+    tiny = 1e-30
+    assert _secure.add_support_delta(tiny, 1.0) == pytest.approx(
+        tiny + _secure.support_delta(1.0), rel=1e-15
+    )
+    assert _secure.add_support_delta(0.0, 1.0) == _secure.support_delta(1.0)
+
+
+def test_generator_counts_and_caps_bounded_uniforms(monkeypatch, rng):
+    rng.standard_normal(10)
+    rng.laplace(size=3)
+    rng.exponential(size=4)
+    rng.gumbel(size=5)
+    rng.random(100)  # 53-bit uniforms: exact, not counted
+    rng.integers(0, 10, size=7)
+    assert rng._bounded_uniforms == 2 * (10 + 3 + 4 + 5)
+    rng.standard_normal()  # one value reads the pairs of two
+    assert rng._bounded_uniforms == 2 * (10 + 3 + 4 + 5) + 4
+    start = rng._bounded_uniforms
+    rng.poisson_indices(1000, 0.1)
+    assert rng._bounded_uniforms > start
+    monkeypatch.setattr(_secure, "MAX_BOUNDED_UNIFORMS", rng._bounded_uniforms + 5)
+    rng.laplace(size=2)  # 4 more: within the cap
+    with pytest.raises(RuntimeError, match="support delta"):
+        rng.standard_normal(1)
+
+
+def _blobs(n=400, d=3, classes=2, seed=0):
+    data = np.random.default_rng(seed)
+    X = data.normal(size=(n, d))
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    y = (X[:, 0] > 0).astype(int) if classes == 2 else np.arange(n) % classes
+    return X, y
+
+
+def _secure_estimators():
+    from sklearn_dpgd import DPHuberSVM, DPLogisticRegression
+    from sklearn_dpgd.baselines import (
+        OutputPerturbationClassifier,
+        PhasedLocalizationClassifier,
+    )
+    from sklearn_dpgd.schedules import AdaptiveStepSchedule, PURSchedule
+
+    common = dict(epsilon=1.0, delta=1e-6, secure_mode=True)
+    return [
+        DPLogisticRegression(max_iter=20, **common),
+        DPLogisticRegression(max_iter=20, batch_size=32, **common),
+        DPLogisticRegression(solver="snowball", max_iter=20, **common),
+        DPLogisticRegression(schedule=AdaptiveStepSchedule(), max_iter=20, **common),
+        DPLogisticRegression(schedule=PURSchedule(), max_iter=20, **common),
+        DPHuberSVM(max_iter=20, **common),
+        OutputPerturbationClassifier(**common),
+        PhasedLocalizationClassifier(**common),
+    ]
+
+
+@pytest.mark.filterwarnings("ignore:classes=None")
+@pytest.mark.parametrize("est", _secure_estimators(), ids=lambda e: repr(e)[:40])
+def test_secure_fit_uses_few_generators_and_reports_the_support(monkeypatch, est):
+    """Every secure fit draws from at most GENERATORS_PER_FIT generators, whose
+    support term is in its ``delta_``; without secure_mode ``delta_`` is delta."""
+    made = []
+    init = SecureGenerator.__init__
+
+    def counting(self):
+        made.append(self)
+        init(self)
+
+    monkeypatch.setattr(SecureGenerator, "__init__", counting)
+    X, y = _blobs()
+    est.fit(X, y)
+    assert 1 <= len(made) <= _secure.GENERATORS_PER_FIT
+    assert est.delta_ == _secure.add_support_delta(1e-6, est.epsilon_)
+    assert est.delta_ > 1e-6
+    plain = est.set_params(secure_mode=False).fit(X, y)
+    assert plain.delta_ == 1e-6
+
+
+def test_ledger_records_and_pays_the_support():
+    from sklearn_dpgd import DPLogisticRegression
+    from sklearn_dpgd.accounting import GaussianSteps, PrivacyLedger
+
+    X, y = _blobs()
+    with PrivacyLedger(1.0, 1e-6) as ledger:
+        DPLogisticRegression(
+            epsilon=1.0, delta=1e-6, max_iter=20, secure_mode=True, classes=[0, 1]
+        ).fit(X, y)  # planned at the cap: still fits under it
+    (entry,) = ledger.entries
+    assert entry.support == _secure.support_tv(_secure.GENERATORS_PER_FIT)
+    # Far below a float delta's resolution at 1e-6, the term shows at 1e-22.
+    steps = (GaussianSteps(10.0),)
+    plain, secure = PrivacyLedger(), PrivacyLedger()
+    plain.charge(steps)
+    secure.charge(steps, support=_secure.support_tv(4))
+    assert secure.epsilon(1e-6) == plain.epsilon(1e-6)
+    assert secure.epsilon(1e-22) > plain.epsilon(1e-22)
+    # The epsilon at the reduced delta pays the term: (1 + e^eps) eta fits in
+    # what was taken off delta.
+    eta = secure.entries[0].support
+    reduced = 1e-22 - 2 * (1 + math.exp(plain.epsilon(1e-22))) * eta
+    eps = secure.epsilon(1e-22)
+    assert eps == plain.epsilon(reduced)
+    assert (1 + math.exp(eps)) * eta <= 1e-22 - reduced
+    # No delta left for the term: no finite guarantee.
+    assert secure.epsilon(1e-26) == math.inf
+
+
+def test_search_and_pipeline_ledgers_carry_every_support():
+    """A secure search's own ledger holds the support of every mechanism it ran
+    (candidates, noisy count, selection); a secure pipeline's, each step's."""
+    from sklearn_dpgd import DPLogisticRegression
+    from sklearn_dpgd.model_selection import PrivateGridSearchCV
+    from sklearn_dpgd.pipeline import make_private_pipeline
+    from sklearn_dpgd.preprocessing import DPStandardScaler
+
+    X, y = _blobs(n=600)
+    search = PrivateGridSearchCV(
+        DPLogisticRegression(max_iter=10, classes=[0, 1]),
+        {"alpha": [1e-4, 1e-2]},
+        epsilon=1.0,
+        delta=1e-6,
+        secure_mode=True,
+    ).fit(X, y)
+    supports = [e.support for e in search.ledger_.entries]
+    assert all(s > 0 for s in supports)
+    assert sum(s == _secure.support_tv(1) for s in supports) >= 1  # selection
+    pipe = make_private_pipeline(
+        DPStandardScaler(bounds=(-1.0, 1.0)),
+        DPLogisticRegression(max_iter=10, classes=[0, 1]),
+        epsilon=1.0,
+        delta=1e-6,
+        secure_mode=True,
+    ).fit(X, y)
+    assert len(pipe.ledger_.entries) == 2
+    assert all(
+        e.support == _secure.support_tv(_secure.GENERATORS_PER_FIT)
+        for e in pipe.ledger_.entries
+    )

@@ -88,6 +88,30 @@ remaining caveats:
   :math:`10^{-70}` at z = 0.5, d = 20,000. Laplace, exponential and Gumbel draws
   are bounded by :math:`2 \cdot 128 \ln 2 \approx 177` scales, with a similarly
   negligible tail.
+* Accounted bounded support. The two bullets above bound the support per
+  coordinate at a given noise multiplier; the package accounts a bound that needs
+  neither: over the reals, a bounded uniform :math:`U' = \max(U, 2^{-128})` differs
+  from an ideal :math:`U \in (0, 1]` with probability :math:`2^{-128}`, so a
+  mechanism that draws at most :math:`N` bounded uniforms is within total
+  variation :math:`\eta = N\,2^{-128}` of its ideal version, and an ideal
+  :math:`(\varepsilon, \delta)`-DP mechanism becomes
+  :math:`(\varepsilon, \delta + (1 + e^{\varepsilon})\eta)`-DP (for any event
+  :math:`S`: :math:`P[M'(D) \in S] \le P[M(D) \in S] + \eta \le
+  e^{\varepsilon} P[M'(D') \in S] + \delta + (1 + e^{\varepsilon})\eta`). It
+  holds for every sampler (Gaussian, Laplace, exponential, Gumbel) and every noise
+  multiplier. Each :class:`SecureGenerator` draws at most :data:`MAX_BOUNDED_UNIFORMS`
+  (:math:`2^{40}`) bounded uniforms and refuses to draw more; a private fit uses at
+  most :data:`GENERATORS_PER_FIT` generators (4), so
+  :func:`support_delta` :math:`= (1 + e^{\varepsilon})\, 4 \cdot 2^{40} \cdot
+  2^{-128} \approx 1.9 \times 10^{-25}` at :math:`\varepsilon = 1` is added to the
+  fitted ``delta_`` of every ``secure_mode`` fit (rounded up to the next float), and
+  a :class:`~sklearn_dpgd.accounting.PrivacyLedger` pays the support of its
+  ``secure_mode`` entries out of the delta it composes at (where the term is
+  below that delta's float resolution, the epsilon is unchanged: the change it
+  stands for, about :math:`\eta/\delta` relative, is far below one unit in the
+  last place). A delta so small that the term shows (below about
+  :math:`10^{-9}`) gets the exact treatment, and a ledger with no delta left for
+  the term reports an infinite epsilon.
 * The exponential, Gumbel and Laplace draws of the package feed selections that
   release only an *index* (report-noisy-max, Gumbel-max, sparse vector), never the
   noisy value, so the low-order bits Mironov's attack reads are not released at all;
@@ -98,11 +122,21 @@ remaining caveats:
 import math
 import operator
 import os
+import threading
 from numbers import Integral
 
 import numpy as np
 
-__all__ = ["SecureGenerator", "gaussian_support_delta", "poisson_indices"]
+__all__ = [
+    "GENERATORS_PER_FIT",
+    "MAX_BOUNDED_UNIFORMS",
+    "SecureGenerator",
+    "gaussian_support_delta",
+    "poisson_indices",
+    "add_support_delta",
+    "support_delta",
+    "support_tv",
+]
 
 _TWO_PI = 2.0 * math.pi
 _SCALE_53 = 2.0**-53
@@ -110,6 +144,10 @@ _SCALE_64 = 2.0**-64
 _SCALE_128 = 2.0**-128
 # Largest Box-Muller radius sqrt(-2 ln U) with U >= 2**-128.
 RADIUS_MAX = math.sqrt(-2.0 * math.log(_SCALE_128))
+#: Bounded uniforms (``ln U`` with ``U >= 2**-128``) one generator may draw.
+MAX_BOUNDED_UNIFORMS = 2**40
+#: Generators one private fit creates at most (the snowball solver uses three).
+GENERATORS_PER_FIT = 4
 
 
 def _words(n):
@@ -237,6 +275,109 @@ def gaussian_support_delta(noise_multiplier, n_coordinates, n_steps=1):
     return min(1.0, n_steps * n_coordinates * math.exp(-2.0 * margin * margin))
 
 
+# Bounded uniforms (``ln U``) per output value (the Gaussian: of >= 2 outputs).
+_BOUNDED_PER_VALUE = {
+    _standard_normal: 2,
+    _standard_laplace: 2,
+    _standard_exponential: 2,
+}
+_COUNT_LOCK = threading.Lock()
+
+
+def _reset_count_lock_after_fork():
+    global _COUNT_LOCK
+    _COUNT_LOCK = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_reset_count_lock_after_fork)
+
+
+def support_tv(n_generators=1):
+    r"""Total-variation bound of the bounded support of ``n_generators`` generators.
+
+    Parameters
+    ----------
+    n_generators : int, default=1
+        Number of :class:`SecureGenerator` objects a mechanism draws from, >= 0.
+
+    Returns
+    -------
+    eta : float
+        ``n_generators * MAX_BOUNDED_UNIFORMS * 2**-128`` (:math:`2^{-88}` a
+        generator): the probability that any bounded uniform of the mechanism
+        differs from its ideal, unbounded coupling (see the module notes).
+
+    Raises
+    ------
+    ValueError
+        If ``n_generators`` is negative.
+    """
+    n = operator.index(n_generators)
+    if n < 0:
+        raise ValueError(f"n_generators must be >= 0, got {n_generators!r}.")
+    return n * MAX_BOUNDED_UNIFORMS * _SCALE_128
+
+
+def support_delta(epsilon, n_generators=GENERATORS_PER_FIT):
+    r"""Delta added by the bounded support of ``secure_mode`` to an ideal mechanism.
+
+    An ideal :math:`(\varepsilon, \delta)`-DP mechanism run with bounded uniforms
+    (total variation :math:`\eta` from the ideal, :func:`support_tv`) is
+    :math:`(\varepsilon, \delta + (1 + e^{\varepsilon})\eta)`-DP (module notes,
+    "Accounted bounded support").
+
+    Parameters
+    ----------
+    epsilon : float
+        The mechanism's epsilon, >= 0 (``inf`` gives 1.0).
+    n_generators : int, default=GENERATORS_PER_FIT
+        Number of generators it draws from.
+
+    Returns
+    -------
+    delta : float
+        ``min(1, (1 + exp(epsilon)) * support_tv(n_generators))``.
+
+    Raises
+    ------
+    ValueError
+        If ``epsilon`` is negative or NaN, or ``n_generators`` negative.
+    """
+    eps = float(epsilon)
+    if not eps >= 0:
+        raise ValueError(f"epsilon must be >= 0, got {epsilon!r}.")
+    eta = support_tv(n_generators)
+    # exp overflows past 700, where the bound is long void.
+    return 0.0 if eta == 0 else min(1.0, (1.0 + math.exp(min(eps, 700.0))) * eta)
+
+
+def add_support_delta(delta, epsilon, n_generators=GENERATORS_PER_FIT):
+    """``delta + support_delta(epsilon, n_generators)``, rounded up to a float.
+
+    The term (about ``2e-25`` at ``epsilon = 1``) is below a float ``delta``'s
+    resolution; rounding up keeps the sum an upper bound.
+
+    Parameters
+    ----------
+    delta : float
+        The ideal mechanism's delta, in [0, 1].
+    epsilon : float
+        Its epsilon, >= 0.
+    n_generators : int, default=GENERATORS_PER_FIT
+
+    Returns
+    -------
+    delta : float
+        In (delta, 1].
+    """
+    extra = support_delta(epsilon, n_generators)
+    total = float(delta) + extra
+    if extra > 0 and total <= float(delta):
+        total = float(np.nextafter(total, np.inf))
+    return min(1.0, total)
+
+
 def poisson_indices(rng, n_samples, rate):
     """Rows of a Poisson sample: each of ``n_samples`` rows kept with prob. ``rate``.
 
@@ -297,9 +438,11 @@ class SecureGenerator:
 
     A drop-in for the part of :class:`numpy.random.Generator` the package uses,
     with NumPy's conventions for ``size`` (None gives a scalar; an int or a tuple
-    gives an array of that shape; array parameters broadcast). It holds no state:
-    every call reads new bytes from :func:`os.urandom`, so it cannot be seeded,
-    and forked or unpickled copies draw independent values. See the module notes
+    gives an array of that shape; array parameters broadcast). It holds no random
+    state: every call reads new bytes from :func:`os.urandom`, so it cannot be
+    seeded, and forked or unpickled copies draw independent values. It counts the
+    bounded uniforms it draws and refuses more than :data:`MAX_BOUNDED_UNIFORMS`
+    (the accounted support delta, :func:`support_delta`). See the module notes
     for the samplers (Holohan & Braghin, ESORICS 2021, Sect. 5) and the exact
     guarantee.
 
@@ -313,8 +456,28 @@ class SecureGenerator:
     True
     """
 
+    def __init__(self):
+        self._bounded_uniforms = 0
+
     def __repr__(self):
         return "SecureGenerator()"
+
+    def _spend_bounded(self, count):
+        """Count ``count`` bounded uniforms; refuse past :data:`MAX_BOUNDED_UNIFORMS`.
+
+        The accounted support delta (:func:`support_delta`) holds for at most that
+        many a generator, so a draw that would exceed it raises before reading
+        random bytes.
+        """
+        with _COUNT_LOCK:
+            total = self._bounded_uniforms + count
+            if total > MAX_BOUNDED_UNIFORMS:
+                raise RuntimeError(
+                    f"this SecureGenerator has drawn {self._bounded_uniforms} of its "
+                    f"{MAX_BOUNDED_UNIFORMS} bounded uniforms; {count} more would "
+                    "void the accounted support delta of secure_mode."
+                )
+            self._bounded_uniforms = total
 
     def _draw(self, sampler, size, params=()):
         """Shape handling shared by the samplers: returns (draws, scalar_output)."""
@@ -328,6 +491,9 @@ class SecureGenerator:
                 "parameters."
             )
         n = math.prod(shape)
+        per_value = _BOUNDED_PER_VALUE.get(sampler, 0)
+        if per_value:
+            self._spend_bounded(per_value * (max(n, 2) if n else 0))
         return sampler(n).reshape(shape), size is None and shape == ()
 
     @staticmethod
@@ -623,6 +789,7 @@ class SecureGenerator:
         chunk = int(expected + 6.0 * math.sqrt(expected) + 16)
         parts, last = [], -1
         while True:
+            self._spend_bounded(chunk)
             gaps = np.floor(_log_uniform(chunk) / log_keep)
             # Gaps past the end are all equivalent; the cap keeps int64 exact.
             gaps = np.minimum(gaps, n).astype(np.int64)

@@ -8,6 +8,7 @@ fits; Rogers et al., NeurIPS 2016; Whitehouse et al., ICML 2023).
 
 import contextlib
 import contextvars
+import math
 import os
 import threading
 
@@ -331,7 +332,9 @@ class PrivacyLedger:
                 f"delta={self.cap_delta:g}); it was refused before reading data."
             )
 
-    def charge(self, mechanism, *, neighboring="add_remove", source="", part=None):
+    def charge(
+        self, mechanism, *, neighboring="add_remove", source="", part=None, support=0.0
+    ):
         """Record a mechanism about to run, or refuse it if it would overspend.
 
         Parameters
@@ -344,6 +347,9 @@ class PrivacyLedger:
             Who runs it (informational).
         part : str or None, default=None
             The disjoint part of the data it reads; None for all rows.
+        support : float, default=0.0
+            Its total-variation distance from its ideal version (``secure_mode``'s
+            bounded samplers; see :class:`LedgerEntry`).
 
         Returns
         -------
@@ -363,7 +369,7 @@ class PrivacyLedger:
         TypeError
             If ``mechanism`` is neither kind.
         """
-        entry = LedgerEntry(mechanism, neighboring, source, part)
+        entry = LedgerEntry(mechanism, neighboring, source, part, support)
         self._check_not_forked_copy(source)
         with _LEDGER_LOCK:
             self._check_entry(entry, self._entries)
@@ -374,16 +380,16 @@ class PrivacyLedger:
         with _LEDGER_LOCK:
             old = self._entries[index]
             self._entries[index] = LedgerEntry(
-                mechanism, old.neighboring, old.source, old.part
+                mechanism, old.neighboring, old.source, old.part, old.support
             )
 
     @staticmethod
     def _epsilon(entries, delta, accountant):
         parts = {e.part for e in entries if e.part is not None}
         if not parts:
-            return _compose_entries(entries, delta, accountant)
+            return _compose_with_support(entries, delta, accountant)
         return max(
-            _compose_entries(
+            _compose_with_support(
                 [e for e in entries if e.part is None or e.part == p], delta, accountant
             )
             for p in parts
@@ -434,6 +440,38 @@ class PrivacyLedger:
         )
         strict = "strict=True, " if self.strict else ""
         return f"PrivacyLedger({cap}{strict}entries={len(self._entries)})"
+
+
+def _compose_with_support(entries, delta, accountant):
+    """Epsilon at ``delta`` of ``entries``, paying their supports out of ``delta``.
+
+    Entries within total variation ``eta`` (summed) of their ideal versions, whose
+    composition is ``(epsilon, delta')``-DP, are ``(epsilon, delta' + (1 +
+    e^epsilon) eta)``-DP (see :mod:`sklearn_dpgd._engine._secure`). The ideal
+    composition is taken at ``delta' = delta - 2 (1 + e^epsilon_0) eta`` with
+    ``epsilon_0`` the composition at ``delta``; the result is returned if it
+    satisfies ``(1 + e^epsilon) eta <= delta - delta'``, else ``inf``. The term of
+    ``secure_mode`` (``~1e-25``) is usually below the resolution of a float
+    ``delta``: ``delta'`` then rounds to ``delta`` and the epsilon at ``delta`` is
+    returned (the change the term stands for, about ``eta / delta`` relative, is
+    far below one unit in the last place of epsilon, and below the accountants'
+    own pessimistic rounding), so a ``secure_mode`` fit planned at a ledger's cap
+    still fits under it.
+    """
+    eta = math.fsum(e.support for e in entries)
+    epsilon = _compose_entries(entries, delta, accountant)
+    if eta == 0:
+        return epsilon
+    slack = 2.0 * (1.0 + math.exp(min(epsilon, 700.0))) * eta
+    reduced = delta - slack
+    if reduced == delta:
+        return epsilon
+    if not reduced > 0:
+        return math.inf
+    epsilon = _compose_entries(entries, reduced, accountant)
+    if (1.0 + math.exp(min(epsilon, 700.0))) * eta > delta - reduced:
+        return math.inf
+    return epsilon
 
 
 def _active_ledgers():
@@ -582,7 +620,9 @@ class _LedgerCharge:
             ledger._settle(index, mechanism)
 
 
-def _charge_active_ledgers(estimator, mechanism, *, neighboring, part=None):
+def _charge_active_ledgers(
+    estimator, mechanism, *, neighboring, part=None, support=0.0
+):
     """Charge a planned mechanism to every active ledger, or refuse it.
 
     Called by a private ``fit`` after its noise is calibrated and before it reads
@@ -610,7 +650,7 @@ def _charge_active_ledgers(estimator, mechanism, *, neighboring, part=None):
     source = type(estimator).__name__
     for ledger in ledgers:
         ledger._check_not_forked_copy(source)
-    entry = LedgerEntry(mechanism, neighboring, source, part)
+    entry = LedgerEntry(mechanism, neighboring, source, part, support)
     with _LEDGER_LOCK:
         for ledger in ledgers:
             ledger._check_entry(entry, ledger._entries)
@@ -618,7 +658,11 @@ def _charge_active_ledgers(estimator, mechanism, *, neighboring, part=None):
             (
                 ledger,
                 ledger.charge(
-                    mechanism, neighboring=neighboring, source=source, part=part
+                    mechanism,
+                    neighboring=neighboring,
+                    source=source,
+                    part=part,
+                    support=support,
                 ),
             )
             for ledger in ledgers

@@ -463,11 +463,18 @@ class LedgerEntry:
         The disjoint part of the data the mechanism read (e.g. "train" or
         "validation" of a split fixed independently of the data); None means all
         rows. Mechanisms on different parts compose in parallel.
+    support : float, default=0.0
+        Total-variation distance between the mechanism as run and its ideal
+        version, in [0, 1): the bounded samplers of ``secure_mode``
+        (:func:`sklearn_dpgd._engine._secure.support_tv`). A ledger composing at
+        ``delta`` pays ``(1 + e^epsilon)`` times the sum of its entries' supports
+        out of ``delta``.
 
     Raises
     ------
     ValueError
-        If ``neighboring`` is unknown or ``mechanism`` is empty.
+        If ``neighboring`` is unknown, ``mechanism`` is empty or ``support`` is
+        outside [0, 1).
     TypeError
         If ``mechanism`` is neither kind.
     """
@@ -476,8 +483,11 @@ class LedgerEntry:
     neighboring: str = "add_remove"
     source: str = ""
     part: object = None
+    support: float = 0.0
 
     def __post_init__(self):
+        if not 0.0 <= self.support < 1.0:
+            raise ValueError(f"support must be in [0, 1), got {self.support!r}.")
         if self.neighboring not in ("add_remove", "replace"):
             raise ValueError(
                 "neighboring must be 'add_remove' or 'replace', got "

@@ -17,7 +17,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._base import linear_scores, set_fitted
-from .._boundary import charge_ledgers, check_fit_boundary
+from .._boundary import add_secure_support, charge_ledgers, check_fit_boundary
 from .._engine import _losses
 from .._engine._dask import check_fit_data, is_dask_collection, map_rows
 from .._engine._oracle import PrivateGradientOracle
@@ -334,7 +334,7 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
             result = self._solve_snowball(X, y_index, n_outputs, initial, seed)
         else:
             result = self._solve_gd(X, y_index, n_outputs, initial, seed, sample_weight)
-        set_fitted(self, result)
+        add_secure_support(set_fitted(self, result))
         return self
 
     def _solve_gd(self, X, y_index, n_outputs, initial, seed, sample_weight=None):

@@ -203,8 +203,9 @@ _PARAMS_OPTIMISER = """\
     secure_mode : bool, default=False
         Draw every noise value from the operating system's cryptographically
         secure generator with samplers that resist the floating-point attacks of
-        Mironov (CCS 2012); ``random_state`` is then ignored. Same guarantee and
-        accounting (see the privacy page, "secure_mode"); slower noise draws.
+        Mironov (CCS 2012); ``random_state`` is then ignored. Same epsilon;
+        ``delta_`` gains the bounded samplers' ~1e-25 (see the privacy page,
+        "secure_mode"); slower noise draws.
     verbose : int, default=0
         1: print a line per tenth of the steps (of the budget spent, for adaptive
         schedules) with the noise multiplier and the norm of the noisy gradient

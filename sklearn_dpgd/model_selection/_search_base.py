@@ -28,6 +28,7 @@ from .._engine._randomness import (
     make_generator,
     spawn_seeds,
 )
+from .._engine._secure import support_tv
 from .._errors import NotFittedAttributesMixin
 from .._public_size import resolve_public_size, split_count_budget
 from .._sklearn_compat import HasMethods, Interval
@@ -295,6 +296,7 @@ class _BasePrivateSearch(
                 (GaussianSteps(count_noise),),
                 neighboring=neighboring,
                 source="public size (noisy count)",
+                support=self._own_support(),
             )
         n_rows = _num_samples(X)
         size = resolve_public_size(
@@ -399,8 +401,13 @@ class _BasePrivateSearch(
                 neighboring=entry.neighboring,
                 source=entry.source,
                 part=part,
+                support=entry.support,
             )
         return est
+
+    def _own_support(self):
+        """Support bound of one of the search's own generators (secure_mode)."""
+        return support_tv(1) if self.secure_mode else 0.0
 
     def _fit_candidates(self, candidates, X_tr, y_tr, epsilon, seeds, train_size):
         """Fit every candidate on the train part, each on a new spawned seed."""
@@ -420,6 +427,7 @@ class _BasePrivateSearch(
             neighboring=neighboring,
             source="report-noisy-max",
             part="validation",
+            support=self._own_support(),
         )
         return self._report_noisy_max(models, X_val, y_val, epsilon, neighboring, rng)
 

@@ -11,7 +11,7 @@ from numbers import Real
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 
-from .._boundary import charge_ledgers
+from .._boundary import add_secure_support, charge_ledgers
 from .._engine._randomness import draw_seed, make_generator
 from .._errors import NotFittedAttributesMixin
 from .._public_size import SENSITIVITY_FACTOR
@@ -96,6 +96,8 @@ class _PrivateTransformer(NotFittedAttributesMixin, TransformerMixin, BaseEstima
             )
             self.delta_ = float(self.delta)
             self.epsilon_ = gdp_epsilon(mu, self.delta_)
+        if mechanism is not None:
+            add_secure_support(self, n_generators=1)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
