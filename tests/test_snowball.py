@@ -13,7 +13,7 @@ from sklearn_dpgd import (
     PrivacyLeakWarning,
     UniformSchedule,
 )
-from sklearn_dpgd._engine import _kernels, _losses, _oracle
+from sklearn_dpgd._engine import _kernels, _losses, _oracle, _twins
 from sklearn_dpgd._public_size import COUNT_SHARE, count_noise_multiplier
 from sklearn_dpgd._solvers.snowball import (
     assign_slots,
@@ -162,14 +162,20 @@ def test_snowball_privacy_parameters_follow_feldman_koren_talwar(
 
 
 def _recorded_batches(monkeypatch):
+    """Record the rows of every gradient sum, on the kernels or their NumPy twins."""
     seen = []
-    kernel = _oracle.clipped_gradient_sum
 
-    def recording(X, y, W, b, row_norms, rows, *args):
-        seen.append((np.array(rows), np.asarray(X).shape[0]))
-        return kernel(X, y, W, b, row_norms, rows, *args)
+    def recording(kernel):
+        def record(X, y, W, b, row_norms, rows, *args):
+            seen.append((np.array(rows), np.asarray(X).shape[0]))
+            return kernel(X, y, W, b, row_norms, rows, *args)
 
-    monkeypatch.setattr(_oracle, "clipped_gradient_sum", recording)
+        return record
+
+    for module in (_oracle, _twins):
+        monkeypatch.setattr(
+            module, "clipped_gradient_sum", recording(module.clipped_gradient_sum)
+        )
     return seen
 
 

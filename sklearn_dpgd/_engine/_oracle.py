@@ -17,6 +17,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..accounting import GaussianSteps, NoisyMaxSteps, SnowballSteps, SparseVectorSteps
+from . import _twins
 from ._dask import DaskRows, is_dask_collection
 from ._kernels import (
     clipped_gradient_sum,
@@ -157,6 +158,45 @@ class LocalRows:
         return clipped_objective_along(self._X, self._y, *args, threads=self._threads)
 
 
+class SmallRows(LocalRows):
+    """:class:`LocalRows` for small data, on the NumPy twins of the kernels.
+
+    Same interface, same row samples drawn from the same generator, same clipping
+    and weights (:mod:`sklearn_dpgd._engine._twins`): a fit on it equals the same
+    fit on :class:`LocalRows` to about 1e-15 relative for the same noise, and
+    never compiles nor loads a kernel. Chosen by :class:`PrivateGradientOracle`
+    when :func:`~sklearn_dpgd._engine._twins.is_small` holds.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features) or CSR matrix
+        Private features (float32 or float64), validated finite.
+    y : ndarray of shape (n_samples,), int64
+    fit_intercept : bool
+    sample_weight : ndarray of shape (n_samples,), float64, or None, default=None
+    """
+
+    def __init__(self, X, y, *, fit_intercept, sample_weight=None):
+        self._weights = sample_weight
+        self._X, self._y = X, y
+        self._row_norms = _twins.row_norms(X, fit_intercept)
+        self.n_samples, self.n_features = X.shape
+        self._all_rows = np.arange(self.n_samples, dtype=np.int64)
+
+    def clipped_sum_rows(self, W, b, kernel_args, rows):
+        """As :meth:`LocalRows.clipped_sum_rows`, on the NumPy twin."""
+        return _twins.clipped_gradient_sum(
+            self._X, self._y, W, b, self._row_norms, rows, *kernel_args, self._weights
+        )
+
+    def objective_along(self, W, b, D, db, etas, objective_args, sampling_rate, rng):
+        """As :meth:`LocalRows.objective_along`, on the NumPy twin."""
+        rows = self._sample(sampling_rate, rng)
+        return _twins.clipped_objective_along(
+            self._X, self._y, W, b, D, db, etas, rows, *objective_args
+        )
+
+
 class PrivateGradientOracle:
     """Noisy clipped gradients of a linear model with K outputs (Gaussian mechanism).
 
@@ -166,7 +206,10 @@ class PrivateGradientOracle:
             dask.array.Array
         Private features (float32 or float64), validated finite. A dask array
         (validated by :func:`sklearn_dpgd._engine._dask.check_fit_data`, chunked by rows
-        only) selects the :class:`~sklearn_dpgd._engine._dask.DaskRows` backend.
+        only) selects the :class:`~sklearn_dpgd._engine._dask.DaskRows` backend;
+        small in-memory data (:func:`~sklearn_dpgd._engine._twins.is_small`) the
+        NumPy twins of :class:`SmallRows`; other in-memory data the compiled
+        kernels of :class:`LocalRows`.
     y : ndarray or dask.array.Array of shape (n_samples,), int64
         Private labels as class indices (0/1 when ``n_outputs == 1``), with the
         row chunks of ``X`` when it is a dask array.
@@ -245,7 +288,10 @@ class PrivateGradientOracle:
                     f"sample weights must lie in [0, {max_weight:g}] (the public "
                     "bound the sensitivity is scaled by)."
                 )
-        backend = DaskRows if is_dask_collection(X) else LocalRows
+        if is_dask_collection(X):
+            backend = DaskRows
+        else:
+            backend = SmallRows if _twins.is_small(X, n_outputs) else LocalRows
         self._rows = backend(
             X, y, fit_intercept=fit_intercept, sample_weight=sample_weight
         )
