@@ -56,6 +56,26 @@ def _targets(node, module, is_package, modules, package):
     return {t for t in (_known(n, modules) for n in own) if t and t != module}
 
 
+def _lazy_target(node, package, modules):
+    """The package's module named by ``importlib.import_module("...")``, or None.
+
+    The target is a string constant, or a module-level name bound to one.
+    """
+    if not (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "import_module"
+        and node.args
+    ):
+        return None
+    arg = node.args[0]
+    if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+        name = arg.value
+    else:
+        return "<unknown>"
+    return _known(name, modules) if name.startswith(package + ".") else None
+
+
 def package_imports(root, package=PACKAGE):
     """Every import of the package's own modules: ``(module, target, line, local)``.
 
@@ -77,6 +97,11 @@ def package_imports(root, package=PACKAGE):
                         _targets(child, module, is_package, modules, package)
                     ):
                         found.append((module, target, child.lineno, local))
+                target = _lazy_target(child, package, modules)
+                if target is not None:
+                    # A lazy import is an edge like any other for the layer and
+                    # cycle checks; its place is checked by test_one_lazy_import.
+                    found.append((module, target, child.lineno, False))
                 visit(child, inner)
 
         visit(ast.parse(path.read_text(encoding="utf-8"), str(path)), False)
@@ -158,6 +183,26 @@ def test_no_function_local_imports_of_the_package():
     assert not local, "function-local imports of the package's modules:\n" + "\n".join(
         local
     )
+
+
+def _lazy_imports(root, package=PACKAGE):
+    modules = _modules(root, package)
+    found = []
+    for module, path in modules.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            target = _lazy_target(node, package, modules)
+            if target is not None:
+                found.append((module, target))
+    return found
+
+
+def test_one_lazy_import():
+    # The compiled kernels (and Numba with them) are imported when a fit first
+    # needs them, through _engine._lazy only; every other import is a statement
+    # at module level.
+    assert _lazy_imports(_root()) == [
+        ("sklearn_dpgd._engine._lazy", "sklearn_dpgd._engine._kernels")
+    ]
 
 
 def test_no_import_cycles():

@@ -13,7 +13,7 @@ from sklearn_dpgd import (
     PrivacyLeakWarning,
     UniformSchedule,
 )
-from sklearn_dpgd._engine import _kernels, _losses, _oracle, _twins
+from sklearn_dpgd._engine import _kernels, _losses, _twins
 from sklearn_dpgd._public_size import COUNT_SHARE, count_noise_multiplier
 from sklearn_dpgd._solvers.snowball import (
     assign_slots,
@@ -172,7 +172,7 @@ def _recorded_batches(monkeypatch):
 
         return record
 
-    for module in (_oracle, _twins):
+    for module in (_kernels, _twins):
         monkeypatch.setattr(
             module, "clipped_gradient_sum", recording(module.clipped_gradient_sum)
         )

@@ -7,6 +7,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+import numba
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -23,7 +24,7 @@ class _Recorder:
         self.log, self.name, self.real = log, name, real
 
     def __call__(self, *args):
-        self.log.append((self.name, _threads.numba.get_num_threads()))
+        self.log.append((self.name, numba.get_num_threads()))
         return self.real(*args)
 
 
@@ -32,12 +33,12 @@ def two_threads(monkeypatch):
     """Pretend Numba has 2 threads (the suite runs with NUMBA_NUM_THREADS=1) and
     record which twin each kernel call runs, and on how many threads."""
     state = {"threads": 2}
-    monkeypatch.setattr(_threads.numba, "get_num_threads", lambda: state["threads"])
+    monkeypatch.setattr(numba, "get_num_threads", lambda: state["threads"])
 
     def set_threads(n):
         state["threads"] = n
 
-    monkeypatch.setattr(_threads.numba, "set_num_threads", set_threads)
+    monkeypatch.setattr(numba, "set_num_threads", set_threads)
     log = []
     for kernel in (
         _kernels.clipped_gradient_sum,

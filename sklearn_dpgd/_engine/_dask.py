@@ -41,7 +41,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._sklearn_compat import _check_feature_names, _check_n_features
 from .._validation import encode_labels
-from ._kernels import clipped_gradient_sum, clipped_objective_along, row_norms
+from ._lazy import kernels
 from ._secure import poisson_indices
 
 
@@ -210,7 +210,7 @@ def check_fit_data(estimator, X, y):
 
 
 def _chunk_row_norms(X_chunk, fit_intercept):
-    return row_norms(X_chunk, fit_intercept)
+    return kernels().row_norms(X_chunk, fit_intercept)
 
 
 def _chunk_sample(n, q, seed, all_rows):
@@ -224,7 +224,7 @@ def _chunk_sample(n, q, seed, all_rows):
 def _chunk_clipped_sum(X_chunk, y_chunk, norms, weights, W, b, kernel_args, q, seed):
     """Runs on the worker holding the chunk; returns only the clipped sum."""
     rows = _chunk_sample(X_chunk.shape[0], q, seed, None)
-    return clipped_gradient_sum(
+    return kernels().clipped_gradient_sum(
         X_chunk, y_chunk, W, b, norms, rows, *kernel_args, weights
     )
 
@@ -233,7 +233,7 @@ def _chunk_objective(X_chunk, y_chunk, W, b, D, db, etas, objective_args, q, see
     """Runs on the worker holding the chunk; returns only the objective sums."""
     n = X_chunk.shape[0]
     rows = _chunk_sample(n, q, seed, np.arange(n, dtype=np.int64))
-    return clipped_objective_along(
+    return kernels().clipped_objective_along(
         X_chunk, y_chunk, W, b, D, db, etas, rows, *objective_args
     )
 

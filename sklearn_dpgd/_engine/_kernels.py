@@ -29,21 +29,26 @@ here declare only the work of a call, for that decision.
 import math
 
 import numpy as np
-from numba import njit, prange
 
-from ._losses import HUBER_HINGE, LOGISTIC, loss_derivative, loss_value
+from ._losses import HUBER_HINGE, LOGISTIC
 
 # The threading policy, re-exported: the oracle and the benchmarks import them here.
 from ._threads import (  # noqa: F401
+    BLOCK_ROWS,
     SERIAL_WORK,
     ThreadChooser,
+    _choose_threading_layer,
     _parallel_kernel,
     fit_threads,
 )
 
-# Rows per block of the parallel sum. Large enough that the per-block overhead
-# (one K-by-(d+1) partial) is negligible, small enough for load balance.
-BLOCK_ROWS = 2048
+# Numba is imported with the kernels, and its threading layer chosen before any of
+# them can start one (_threads.py).
+_choose_threading_layer()
+
+from numba import njit, prange  # noqa: E402
+
+from ._loss_kernels import loss_derivative, loss_value  # noqa: E402
 
 # Reassociation lets LLVM vectorise dot products; inputs are validated finite before
 # they reach the kernel and NaN from overflow is caught by an explicit comparison.

@@ -19,14 +19,7 @@ import scipy.sparse as sp
 from ..accounting import GaussianSteps, NoisyMaxSteps, SnowballSteps, SparseVectorSteps
 from . import _twins
 from ._dask import DaskRows, is_dask_collection
-from ._kernels import (
-    clipped_gradient_sum,
-    clipped_gradient_sum_csr,
-    clipped_objective_along,
-    clipped_objective_along_csr,
-    row_norms,
-    row_norms_csr,
-)
+from ._lazy import kernels
 from ._secure import poisson_indices
 from ._threads import ThreadChooser, fit_threads
 
@@ -60,6 +53,7 @@ class LocalRows:
     """
 
     def __init__(self, X, y, *, fit_intercept, sample_weight=None):
+        self._kernels = kernels()  # imports Numba on the first large fit
         self._weights = sample_weight
         self._sparse = sp.issparse(X)
         self._threads = fit_threads()
@@ -68,10 +62,12 @@ class LocalRows:
         # Adult) beats compiling the parallel one (0.7 s on a first fit).
         if self._sparse:
             self._csr = (X.data, X.indices, X.indptr, X.shape[1])
-            self._row_norms = row_norms_csr.serial(X.data, X.indptr, fit_intercept)
+            self._row_norms = self._kernels.row_norms_csr.serial(
+                X.data, X.indptr, fit_intercept
+            )
         else:
             self._X = X
-            self._row_norms = row_norms.serial(X, fit_intercept)
+            self._row_norms = self._kernels.row_norms.serial(X, fit_intercept)
         self._y = y
         self.n_samples, self.n_features = X.shape
         self._all_rows = np.arange(self.n_samples, dtype=np.int64)
@@ -119,9 +115,17 @@ class LocalRows:
         if self._sparse:
             data, indices, indptr, d = self._csr
             return self._chooser.run(
-                clipped_gradient_sum_csr, data, indices, indptr, d, self._y, *args
+                self._kernels.clipped_gradient_sum_csr,
+                data,
+                indices,
+                indptr,
+                d,
+                self._y,
+                *args,
             )
-        return self._chooser.run(clipped_gradient_sum, self._X, self._y, *args)
+        return self._chooser.run(
+            self._kernels.clipped_gradient_sum, self._X, self._y, *args
+        )
 
     def _sample(self, sampling_rate, rng):
         if sampling_rate < 1.0:
@@ -152,10 +156,12 @@ class LocalRows:
         args = (W, b, D, db, etas, rows, *objective_args)
         if self._sparse:
             data, indices, indptr, d = self._csr
-            return clipped_objective_along_csr.run(
+            return self._kernels.clipped_objective_along_csr.run(
                 self._threads, data, indices, indptr, d, self._y, *args
             )
-        return clipped_objective_along(self._X, self._y, *args, threads=self._threads)
+        return self._kernels.clipped_objective_along(
+            self._X, self._y, *args, threads=self._threads
+        )
 
 
 class SmallRows(LocalRows):
@@ -310,6 +316,11 @@ class PrivateGradientOracle:
         self.n_samples, self.n_features = int(public_n_samples), self._rows.n_features
         self.n_outputs = n_outputs
         self.sampling_rate = float(sampling_rate)
+
+    @property
+    def runs_twins(self):
+        """Whether the sums run on the NumPy twins (small data: no Numba)."""
+        return isinstance(self._rows, SmallRows)
 
     def noisy_gradient(self, W, b, noise_multiplier, clip_norm=None):
         """Private mean gradient ``(sum_{i in S} clip(g_i, C) + N(0, (z D)^2 I)) / B``.

@@ -20,8 +20,9 @@ restored after it (Numba's count is per Python thread).
 
 Threading layer: unless the user chose one (``NUMBA_THREADING_LAYER`` or
 ``numba.config.THREADING_LAYER`` set before the first parallel call) or TBB is
-installed (Numba's first choice, thread- and fork-safe), importing this module
-selects Numba's ``workqueue`` layer. It is fork-safe and its idle threads sleep; GNU
+installed (Numba's first choice, thread- and fork-safe), the first import of the
+kernels (which imports Numba: not before a fit needs them) selects Numba's
+``workqueue`` layer. It is fork-safe and its idle threads sleep; GNU
 OpenMP, which Numba picks otherwise, spins its idle threads (slowing every other
 process on a shared machine, and itself) and is not fork-safe (Numba's
 documentation, "The Threading Layers"). ``workqueue`` aborts the process if two
@@ -44,10 +45,16 @@ import time
 import types
 from collections import deque
 
-import numba
-import numba.np.ufunc.parallel as _numba_parallel
-from numba import njit
 from threadpoolctl import ThreadpoolController
+
+# Numba itself is imported by the functions that need it, never at import: a
+# process that fits only small problems (the NumPy twins of _twins.py) never
+# imports it (0.7 s).
+
+# Rows per block of the kernels' parallel sums (_kernels.py). Large enough that the
+# per-block overhead (one K-by-(d+1) partial) is negligible, small enough for load
+# balance; here, without Numba, for the solvers that size their calls by it.
+BLOCK_ROWS = 2048
 
 # Work of one call (entries read times outputs) below which it runs on one thread
 # (8 MB of float64). Measured by ``benchmarks/bench_kernel.py --threshold`` on a
@@ -81,6 +88,8 @@ class _Kernel:
     """
 
     def __init__(self, py_func, options, work):
+        from numba import njit
+
         self.py_func = py_func
         self.work = work
         self.parallel = njit(cache=True, parallel=True, **options)(py_func)
@@ -105,6 +114,8 @@ class _Kernel:
 
     def run(self, threads, *args):
         """Call the kernel on at most ``threads`` threads (None: Numba's count)."""
+        import numba
+
         if _serial or self.work(*args) < SERIAL_WORK:
             return self.serial(*args)
         current = num_threads()
@@ -231,6 +242,9 @@ def num_threads():
     n_threads : int
     """
     global _started
+    import numba
+    import numba.np.ufunc.parallel as _numba_parallel
+
     if not _started:
         if not _numba_parallel._is_initialized:
             layer = numba.config.THREADING_LAYER
@@ -240,6 +254,19 @@ def num_threads():
             _numba_parallel.NUM_THREADS = _numba_parallel.get_thread_count()
         _started = True
     return numba.get_num_threads()
+
+
+def set_num_threads(n):
+    """``numba.set_num_threads(n)`` for this Python thread (imports Numba).
+
+    Parameters
+    ----------
+    n : int
+        Between 1 and Numba's launched thread count.
+    """
+    import numba
+
+    numba.set_num_threads(n)
 
 
 def fit_threads():
@@ -291,9 +318,12 @@ def _choose_threading_layer():
     The user's choice (``NUMBA_THREADING_LAYER``, ``numba.config.THREADING_LAYER``)
     and a layer already started are kept; TBB, Numba's own first choice and both
     thread- and fork-safe, is kept when installed; else ``workqueue`` replaces
-    Numba's next choice, GNU OpenMP (module docstring). Runs before any call to
-    ``numba.get_num_threads``, which starts the layer.
+    Numba's next choice, GNU OpenMP (module docstring). Called by
+    :mod:`sklearn_dpgd._engine._kernels` when it is first imported, before any call
+    to ``numba.get_num_threads``, which starts the layer.
     """
+    import numba
+
     if "NUMBA_THREADING_LAYER" in os.environ:
         return
     if str(numba.config.THREADING_LAYER).lower() != "default":
@@ -303,9 +333,6 @@ def _choose_threading_layer():
         return  # already started by other code: too late to choose
     if not _tbb_available():
         numba.config.THREADING_LAYER = "workqueue"
-
-
-_choose_threading_layer()
 
 
 def _forked_from_gnu_openmp():

@@ -101,17 +101,15 @@ The L2 penalty ``alpha/2 ||coef||^2`` is data-independent: it adds ``alpha`` to
 
 import math
 
-import numba
 import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import brentq
 
 from .._base import FitResult, model_arrays
 from .._engine import _losses
-from .._engine._kernels import BLOCK_ROWS
 from .._engine._oracle import PrivateGradientOracle
 from .._engine._randomness import make_generator, spawn_seeds
-from .._engine._threads import num_threads
+from .._engine._threads import BLOCK_ROWS, num_threads, set_num_threads
 from .._public_size import (
     COUNT_SHARE,
     count_noise_multiplier,
@@ -403,13 +401,15 @@ def fit_snowball(
     theta = np.zeros((n_outputs, width))
     zeros = np.zeros(n_outputs)
     start = 0
-    threads = num_threads()
+    # Small data run on the NumPy twins: no kernel, no Numba thread to size.
+    threads = None if oracle.runs_twins else num_threads()
     try:
         for b, z in zip(plan.batch_sizes, plan.noise_multipliers, strict=True):
             # A batch within one kernel block gains nothing from threads, and
             # waking them costs more than the batch; results do not depend on the
             # thread count (fixed blocks, _kernels.py).
-            numba.set_num_threads(1 if b <= BLOCK_ROWS else threads)
+            if threads is not None:
+                set_num_threads(1 if b <= BLOCK_ROWS else threads)
             rows = slots[start : start + b]
             start += b
             # The oracle divides by len(rows) == b, the public planned size: an
@@ -421,7 +421,8 @@ def fit_snowball(
             if norm > radius:  # Euclidean projection onto the ball (a contraction)
                 theta *= radius / norm
     finally:
-        numba.set_num_threads(threads)
+        if threads is not None:
+            set_num_threads(threads)
 
     coef, intercept = model_arrays(
         theta[:, :d], theta[:, d] if fit_intercept else None, X.dtype, fit_intercept
