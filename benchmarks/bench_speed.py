@@ -1,7 +1,7 @@
 """Speed of the private fit against scikit-learn and NumPy: the ratios of issue 19.
 
     python benchmarks/bench_speed.py [--quick] [--repeats 5] [--data-home DIR]
-        [--skip-cold]
+        [--skip-cold] [--small]
 
 Every ratio is measured side by side in this one process (the two sides of a ratio
 alternate within each repeat) and the median of the per-repeat ratios is printed, so
@@ -24,9 +24,19 @@ Rows (``--quick`` shrinks the synthetic matrices and the step counts, not Adult)
 - whether a fit runs in a child forked (``os.fork``) after a fit in the parent;
 - a default fit on 2,000 x 20 while another process spins (then one per core), over
   the same fit without them, measured just before;
+- small data: the default fit on breast cancer over scikit-learn's
+  ``LogisticRegression``, and the NumPy twins over the compiled kernels (both warm)
+  at 17,070, 100,000 and 200,000 entries (the threshold ``SMALL_WORK`` is 100,000);
+- ``import sklearn_dpgd`` after ``import sklearn.linear_model``, in fresh processes;
+- ``GridSearchCV`` (4 candidates x 5 folds) on breast cancer with ``n_jobs=2`` over
+  ``n_jobs=1``, every search in a fresh process (so its workers start cold), next to
+  scikit-learn's own ``GridSearchCV`` of ``LogisticRegression``;
 - the first default fit in a fresh process with an empty Numba cache
   (``NUMBA_CACHE_DIR`` set to a new folder), and the extra time of each further
-  input kind (CSR, float32, multiclass, minibatch); seconds, not ratios.
+  input kind (CSR, float32, multiclass, minibatch), on 1,000 x 20 (the NumPy twins)
+  and on 20,000 x 20 (the kernels); seconds, not ratios.
+
+``--small`` runs only the small-data, import, search and cold-start rows.
 
 Adult is read from ``--data-home`` (default: ``$SKLEARN_DPGD_DATA``, else
 scikit-learn's data home).
@@ -50,6 +60,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GridSearchCV
 
 from sklearn_dpgd import DPLogisticRegression
+from sklearn_dpgd._engine import _twins
 from sklearn_dpgd._engine._losses import LOGISTIC
 from sklearn_dpgd._engine._oracle import PrivateGradientOracle
 from sklearn_dpgd.accounting import GaussianPrivacyFilter
@@ -307,25 +318,26 @@ _COLD = textwrap.dedent(
     import numpy as np, scipy.sparse as sp
     warnings.simplefilter("ignore")
     from sklearn_dpgd import DPLogisticRegression
+    n = int(sys.argv[1])
     rng = np.random.default_rng(0)
-    X = rng.standard_normal((2000, 20)) / 5
+    X = rng.standard_normal((n, 20)) / 5
     y = (X[:, 0] > 0).astype(int)
     y3 = (X[:, 0] > 0).astype(int) + (X[:, 1] > 0)
     kinds = {
-        "dense": lambda: DPLogisticRegression(public_n_samples=2000).fit(X, y),
-        "CSR": lambda: DPLogisticRegression(public_n_samples=2000).fit(
+        "dense": lambda: DPLogisticRegression(public_n_samples=n).fit(X, y),
+        "CSR": lambda: DPLogisticRegression(public_n_samples=n).fit(
             sp.csr_matrix(X), y
         ),
-        "float32": lambda: DPLogisticRegression(public_n_samples=2000).fit(
+        "float32": lambda: DPLogisticRegression(public_n_samples=n).fit(
             X.astype(np.float32), y
         ),
-        "multiclass": lambda: DPLogisticRegression(public_n_samples=2000).fit(X, y3),
+        "multiclass": lambda: DPLogisticRegression(public_n_samples=n).fit(X, y3),
         "minibatch": lambda: DPLogisticRegression(
-            public_n_samples=2000, batch_size=200
+            public_n_samples=n, batch_size=n // 10
         ).fit(X, y),
     }
     out = {}
-    for name in sys.argv[1:]:
+    for name in sys.argv[2:]:
         kinds[name]()
         t1 = time.perf_counter()
         out[name] = t1 - t0
@@ -335,14 +347,19 @@ _COLD = textwrap.dedent(
 )
 
 
-def bench_cold(quick, table):
+def bench_cold(quick, table, n=20_000):
+    """First fits in a fresh process with an empty Numba cache, on n x 20 data.
+
+    n = 20,000 (400,000 entries) runs the compiled kernels; n = 1,000 runs the NumPy
+    twins of small problems (no Numba at all).
+    """
     kinds = (
         ["dense"] if quick else ["dense", "CSR", "float32", "multiclass", "minibatch"]
     )
     with tempfile.TemporaryDirectory() as cache:
         env = dict(os.environ, NUMBA_CACHE_DIR=cache)
         proc = subprocess.run(
-            [sys.executable, "-c", _COLD, *kinds],
+            [sys.executable, "-c", _COLD, str(n), *kinds],
             capture_output=True,
             text=True,
             env=env,
@@ -354,12 +371,143 @@ def bench_cold(quick, table):
     times = json.loads(proc.stdout.strip().splitlines()[-1])
     _row(
         table,
-        "first default fit with an empty numba cache (incl. import)",
-        f"{times.pop('dense'):.1f}",
+        f"first default fit on {n:,} x 20, empty numba cache (incl. import)",
+        f"{times.pop('dense'):.2f}",
         "s",
     )
     for name, t in times.items():
-        _row(table, f"  then the first {name} fit", f"{t:.1f}", "s")
+        _row(table, f"  then the first {name} fit", f"{t:.2f}", "s")
+
+
+_SEARCH = textwrap.dedent(
+    """
+    import sys, time, warnings
+    warnings.simplefilter("ignore")
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import GridSearchCV
+    from sklearn.preprocessing import StandardScaler
+    from sklearn_dpgd import DPLogisticRegression
+    X, y = load_breast_cancer(return_X_y=True)
+    X = StandardScaler().fit_transform(X)
+    which, n_jobs = sys.argv[1], int(sys.argv[2])
+    if which == "ours":
+        search = GridSearchCV(
+            DPLogisticRegression(classes=[0, 1]),
+            {"alpha": [1e-4, 1e-3, 1e-2, 1e-1]}, cv=5, n_jobs=n_jobs,
+        )
+    else:
+        search = GridSearchCV(
+            LogisticRegression(), {"C": [1e-4, 1e-3, 1e-2, 1e-1]}, cv=5,
+            n_jobs=n_jobs,
+        )
+    t = time.perf_counter()
+    search.fit(X, y)
+    print(time.perf_counter() - t)
+    """
+)
+
+
+def _search_seconds(which, n_jobs):
+    proc = subprocess.run(
+        [sys.executable, "-c", _SEARCH, which, str(n_jobs)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=True,
+    )
+    return float(proc.stdout.strip().splitlines()[-1])
+
+
+def bench_search_cold(repeats, table):
+    """20 fits on breast cancer, each search in a fresh process (cold workers)."""
+    for which, label in (
+        ("ours", "GridSearchCV(DPLogisticRegression)"),
+        ("sklearn", "scikit-learn's GridSearchCV(LogisticRegression)"),
+    ):
+        ratios, two, one = [], [], []
+        for _ in range(repeats):
+            two.append(_search_seconds(which, 2))
+            one.append(_search_seconds(which, 1))
+            ratios.append(two[-1] / one[-1])
+        _row(
+            table,
+            f"{label} on breast cancer, n_jobs=2 / n_jobs=1, fresh processes",
+            f"{np.median(ratios):.2f}",
+            f"({np.median(two):.2f} s / {np.median(one):.2f} s)",
+        )
+
+
+def _import_seconds(statement):
+    code = f"import time; t = time.perf_counter(); {statement}; "
+    code += "print(time.perf_counter() - t)"
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    return float(proc.stdout.strip().splitlines()[-1])
+
+
+def bench_import(repeats, table):
+    """``import sklearn_dpgd`` over ``import sklearn.linear_model``, alternated."""
+    base, ours = [], []
+    for _ in range(max(repeats, 5)):
+        base.append(_import_seconds("import sklearn.linear_model"))
+        ours.append(_import_seconds("import sklearn.linear_model, sklearn_dpgd"))
+    _row(
+        table,
+        "import sklearn_dpgd after import sklearn.linear_model (fresh processes)",
+        f"+{np.median(ours) - np.median(base):.2f}",
+        f"s ({np.median(ours):.2f} s / {np.median(base):.2f} s)",
+    )
+
+
+def _fit_with_threshold(X, y, threshold):
+    """A default fit run with ``SMALL_WORK = threshold`` (restored after)."""
+
+    def fit():
+        saved, _twins.SMALL_WORK = _twins.SMALL_WORK, threshold
+        try:
+            DPLogisticRegression(classes=[0, 1]).fit(X, y)
+        finally:
+            _twins.SMALL_WORK = saved
+
+    return fit
+
+
+def bench_small(repeats, table):
+    """Small data: the NumPy twins against the kernels and scikit-learn."""
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = load_breast_cancer(return_X_y=True)
+    X = StandardScaler().fit_transform(X)
+    ratio, a, b = _paired(
+        lambda: DPLogisticRegression(classes=[0, 1]).fit(X, y),
+        lambda: LogisticRegression().fit(X, y),
+        repeats,
+    )
+    _row(
+        table,
+        "default fit on breast cancer (569 x 30, NumPy twins) / LogisticRegression",
+        f"{ratio:.2f}",
+        f"({a * 1e3:.0f} ms / {b * 1e3:.0f} ms)",
+    )
+    rng = np.random.default_rng(0)
+    for n, d in ((569, 30), (2000, 50), (4000, 50)):
+        Xs = rng.standard_normal((n, d)) / np.sqrt(d)
+        ys = (Xs[:, 0] > 0).astype(int)
+        ratio, a, b = _paired(
+            _fit_with_threshold(Xs, ys, 10**12),  # the twins
+            _fit_with_threshold(Xs, ys, 0),  # the kernels
+            repeats,
+        )
+        _row(
+            table,
+            f"default fit on {n:,} x {d} ({n * d:,} entries): NumPy twins / kernels "
+            "(warm)",
+            f"{ratio:.2f}",
+            f"({a * 1e3:.0f} ms / {b * 1e3:.0f} ms)",
+        )
 
 
 def main():
@@ -368,6 +516,11 @@ def main():
     parser.add_argument("--repeats", type=int, default=None)
     parser.add_argument("--data-home", default=None)
     parser.add_argument("--skip-cold", action="store_true")
+    parser.add_argument(
+        "--small",
+        action="store_true",
+        help="only the rows of small data, searches, import and cold starts",
+    )
     args = parser.parse_args()
     quick = args.quick
     repeats = args.repeats or (3 if quick else 5)
@@ -380,6 +533,13 @@ def main():
     )
     print("| ratio | value |\n|---|---|")
     table = []
+    if args.small:
+        bench_small(repeats, table)
+        bench_import(repeats, table)
+        bench_search_cold(3, table)
+        bench_cold(quick, table, n=1_000)
+        bench_cold(quick, table, n=20_000)
+        return
     X, y = _adult(args.data_home)
     bench_adult(X, y, repeats, table)
     if quick:
@@ -391,8 +551,12 @@ def main():
     bench_grid(X[::2] if quick else X, y[::2] if quick else y, repeats, table)
     bench_fork(table)
     bench_busy(repeats, table)
+    bench_small(repeats, table)
+    bench_import(repeats, table)
+    bench_search_cold(3, table)
     if not args.skip_cold:
-        bench_cold(quick, table)
+        bench_cold(quick, table, n=1_000)
+        bench_cold(quick, table, n=20_000)
     print(
         f"\nNumba threading layer: {numba.threading_layer()}; load average "
         f"{os.getloadavg()[0]:.2f} at the end."
