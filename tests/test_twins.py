@@ -228,3 +228,10 @@ def test_small_fits_never_load_a_kernel():
         check=True,
     )
     assert proc.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_an_unknown_loss_code_is_refused():
+    X, y, W, b = _data()
+    norms = _twins.row_norms(X, True)
+    with pytest.raises(ValueError, match="loss code 7"):
+        _twins.clipped_gradient_sum(X, y, W, b, norms, None, True, 1.0, 7, 0.5)

@@ -91,8 +91,14 @@ def row_norms(X, fit_intercept):
     return np.hypot(norms, 1.0) if fit_intercept else norms
 
 
+def _check_loss(loss):
+    if loss not in (LOGISTIC, HUBER_HINGE):
+        raise ValueError(f"the NumPy twins have no loss code {loss!r}.")
+
+
 def _loss_derivative(z, loss, h):
     """``dl/dz`` elementwise (the kernels' ``loss_derivative``)."""
+    _check_loss(loss)
     if loss == LOGISTIC:
         e = np.exp(-np.abs(z))
         return -np.where(z > 0.0, e, 1.0) / (1.0 + e)
@@ -103,6 +109,7 @@ def _loss_derivative(z, loss, h):
 
 def _loss_value(z, loss, h):
     """Loss at signed margins ``z`` elementwise (the kernels' ``loss_value``)."""
+    _check_loss(loss)
     if loss == LOGISTIC:
         return np.logaddexp(0.0, -z)
     return np.where(
