@@ -86,6 +86,8 @@ def test_row_sample_float32_and_overflowed_rows():
     norms = _twins.row_norms(X64, True)
     assert np.isfinite(norms).all()
     np.testing.assert_allclose(norms, _kernels.row_norms(X64, True), rtol=1e-14)
+    for csr in (sp.csr_matrix(X64), sp.csr_array(X64)):
+        np.testing.assert_allclose(_twins.row_norms(csr, True), norms, rtol=1e-14)
     K = np.ones((3, 7))
     twin = _twins.clipped_gradient_sum(
         X64, y64, K, np.zeros(3), norms, None, True, 1.0, 0, 0.5

@@ -84,7 +84,7 @@ def row_norms(X, fit_intercept):
         norms = np.sqrt(sq)
     odd = np.flatnonzero(~((sq > 1e-290) & (sq < 1e290)))
     for i in odd:
-        row = X.getrow(i).data if sp.issparse(X) else X[i]
+        row = X.data[X.indptr[i] : X.indptr[i + 1]] if sp.issparse(X) else X[i]
         row = np.asarray(row, dtype=np.float64)
         top = np.max(np.abs(row)) if row.size else 0.0
         norms[i] = 0.0 if top == 0.0 else top * np.sqrt(np.sum((row / top) ** 2))
