@@ -36,6 +36,9 @@ from sklearn_dpgd._engine._oracle import PrivateGradientOracle
 from sklearn_dpgd.accounting import PrivacyLedger, gdp_mu, ledger_epsilon
 from sklearn_dpgd.exceptions import BudgetExhaustedError
 from sklearn_dpgd.linear_model import _base
+from sklearn_dpgd.model_selection import LinearScalingSearch, PrivateGridSearchCV
+from sklearn_dpgd.pipeline import make_private_pipeline
+from sklearn_dpgd.preprocessing import DPMinMaxScaler
 from sklearn_dpgd.schedules import AdaptiveStepSchedule
 
 from . import _reference as ref
@@ -507,3 +510,37 @@ def test_sklearn_compatible(estimator, check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PrivacyLeakWarning)
         check(estimator)
+
+
+# ------------------------------------------- pipeline, searches, ledger composition
+
+
+def test_private_pipeline_trains_a_regressor_within_its_budget():
+    X, y = load_diabetes(return_X_y=True)
+    pipe = make_private_pipeline(
+        DPMinMaxScaler(bounds=(-0.2, 0.2)),  # public: the data set's scaling
+        Normalizer(),
+        DPLinearRegression(y_bounds=(25, 346)),
+        epsilon=4.0,
+        delta=1e-6,
+        random_state=0,
+    )
+    ledger = PrivacyLedger()
+    with ledger:
+        pipe.fit(X, y)
+    assert is_regressor(pipe)
+    assert pipe.score(X, y) > 0.2  # R^2
+    assert ledger.epsilon(1e-6) <= 4.0 + 1e-6
+
+
+@pytest.mark.parametrize("Search", [PrivateGridSearchCV, LinearScalingSearch])
+def test_searches_refuse_regressors_before_reading_data(Search):
+    X, y = _diabetes()
+    params = dict(epsilon=1.0, delta=1e-6)
+    if Search is PrivateGridSearchCV:
+        params["param_grid"] = {"clip_norm": [0.5, 1.0]}
+    search = Search(DPLinearRegression(y_bounds=(25, 346)), **params)
+    ledger = PrivacyLedger()
+    with ledger, pytest.raises(TypeError, match="tunes classifiers only"):
+        search.fit(X, y)
+    assert len(ledger.entries) == 0

@@ -10,7 +10,13 @@ import warnings
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
+from sklearn.base import (
+    BaseEstimator,
+    ClassifierMixin,
+    MetaEstimatorMixin,
+    clone,
+    is_regressor,
+)
 from sklearn.pipeline import Pipeline
 from sklearn.utils import _safe_indexing, indexable
 from sklearn.utils.metaestimators import available_if
@@ -233,6 +239,17 @@ class _BasePrivateSearch(
             raise TypeError(
                 "estimator must be a private estimator of this package with "
                 f"parameters {missing} (e.g. DPLogisticRegression); got {name}."
+            )
+        if is_regressor(self._tuned()):
+            # The comparison is report-noisy-max of correct-prediction counts
+            # (sensitivity 1), and the search is a classifier (classes_, accuracy
+            # score): neither has a meaning for a real target.
+            raise TypeError(
+                f"{type(self).__name__} tunes classifiers only: it compares "
+                "candidates by private counts of correct predictions, which a "
+                f"regressor ({name}) does not make. Choose a regressor's "
+                "parameters on public data, or pay for each trial fit in a "
+                "PrivacyLedger."
             )
         if not np.isfinite(self.epsilon):
             raise ValueError(f"epsilon must be finite, got {self.epsilon!r}.")
