@@ -73,11 +73,19 @@ class _BaseDPLinearRegressor(RegressorMixin, _BaseDPLinearModel):
     # classification margin, so it is not offered.
     solver = "gd"
     # The squared loss is 1-smooth in the margin, as the Huber hinge at h = 0.5:
-    # DPHuberSVM's gradient-step base (0.5), the same eta * L. The horizon factor
-    # of normalised steps is the classifiers'.
+    # DPHuberSVM's gradient-step base (0.5), the same eta * L. "auto" takes
+    # gradient steps over DPHuberSVM's horizon of mu m / sqrt(d') steps: on a
+    # holdout of Adult's training split (hours-per-week, benchmarks/
+    # bench_regression.py) normalised steps lost at small budgets and the 4x
+    # horizon gained nothing (user guide, "Regression").
     _base_learning_rate = 0.5
     _horizon_factor = 4
-    _gradient_horizon_factor = 4
+    _gradient_horizon_factor = 1
+
+    def _resolve_normalize_steps(self, n_outputs):
+        if self.normalize_steps != "auto":
+            return bool(self.normalize_steps)
+        return False
 
     _parameter_constraints = {
         **{

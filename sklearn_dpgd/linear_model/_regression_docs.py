@@ -49,10 +49,10 @@ _REGRESSION_PARAMS = """\
         Step size ``eta`` of the heavy-ball update: with normalised steps
         (``normalize_steps``) the length of each step in parameter space (of the
         scaled target's model), else the multiplier of the noisy gradient.
-        "auto": :func:`~sklearn_dpgd.schedules.auto_learning_rate` with base 0.5
-        for normalised steps, and for gradient steps base ``0.5 / clip_norm_``,
-        that of :class:`DPHuberSVM`, whose loss has the same smoothness in the
-        margin (1).
+        "auto": :func:`~sklearn_dpgd.schedules.auto_learning_rate` with base
+        ``0.5 / clip_norm_`` for gradient steps (the default), that of
+        :class:`DPHuberSVM`, whose loss has the same smoothness in the margin
+        (1), and base 0.5 for normalised steps.
     momentum : float, default=0.9
         Heavy-ball coefficient in [0, 1) (0 is plain gradient descent).
     average : float, default=0.5
@@ -61,8 +61,12 @@ _REGRESSION_PARAMS = """\
         iterate.
     normalize_steps : bool or "auto", default="auto"
         Whether each step follows the noisy gradient divided by its L2 norm
-        (post-processing: it costs no privacy). "auto" is True, as for the
-        binary classifiers.
+        (post-processing: it costs no privacy). "auto" is False: plain gradient
+        steps over the horizon ``mu m / sqrt(n_features + 1)`` of "auto"
+        ``max_iter``, which beat normalised steps at small budgets on a holdout
+        of Adult's training split (``benchmarks/bench_regression.py``; a
+        normalised step keeps its length where the gradient of the squared loss
+        fades, so the iterate does not settle).
     batch_size : int or None, default=None
         Expected batch size of minibatch DP-SGD: each step sums a fresh Poisson
         sample, every row with probability ``q = batch_size / m``, and divides
@@ -73,11 +77,11 @@ _REGRESSION_PARAMS = """\
         GDP closed form), as for :class:`DPLogisticRegression`.
     clip_norm : float or "auto", default="auto"
         Per-example gradient clipping threshold ``C`` (over the ``n_features +
-        1`` coordinates, intercept included). "auto":
-        :func:`~sklearn_dpgd.schedules.auto_clip_norm` with normalised steps, as
-        for the binary classifiers, else 1.0. With rows of norm at most 1 and the
-        scaled target, a residual of at most ``C / sqrt(2)`` is never clipped.
-        The resolved value is ``clip_norm_``.
+        1`` coordinates, intercept included). "auto": 1.0 with gradient steps
+        (the default), :func:`~sklearn_dpgd.schedules.auto_clip_norm` with
+        normalised steps, as for the binary classifiers. With rows of norm at
+        most 1 and the scaled target, a residual of at most ``C / sqrt(2)`` is
+        never clipped. The resolved value is ``clip_norm_``.
     alpha : float, default=0.0
         L2 penalty of :class:`~sklearn.linear_model.Ridge`: the objective is
         ``sum_i (y_i - x_i . w - b)^2 + alpha ||w||^2`` (intercept not
