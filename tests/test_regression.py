@@ -544,3 +544,42 @@ def test_searches_refuse_regressors_before_reading_data(Search):
     with ledger, pytest.raises(TypeError, match="tunes classifiers only"):
         search.fit(X, y)
     assert len(ledger.entries) == 0
+
+
+# ------------------------------------------------------------- dask, predictions
+
+
+@pytest.mark.parametrize("Regressor", REGRESSORS)
+def test_dask_fit_is_the_numpy_fit(Regressor):
+    da = pytest.importorskip("dask.array")
+    dask = pytest.importorskip("dask")
+    X, y = _diabetes()
+    params = dict(
+        epsilon=1.0, delta=1e-6, y_bounds=(25, 346), public_n_samples=442,
+        max_iter=20, random_state=0,
+    )  # fmt: skip
+    ref_fit = Regressor(**params).fit(X, y)
+    with dask.config.set(scheduler="synchronous"):
+        fitted = Regressor(**params).fit(
+            da.from_array(X, chunks=(100, -1)), da.from_array(y, chunks=100)
+        )
+        pred = fitted.predict(da.from_array(X, chunks=(100, -1))).compute()
+    np.testing.assert_allclose(fitted.coef_, ref_fit.coef_, rtol=0, atol=1e-9)
+    assert fitted.intercept_ == pytest.approx(ref_fit.intercept_, abs=1e-7)
+    assert fitted.epsilon_ == ref_fit.epsilon_
+    np.testing.assert_allclose(pred, ref_fit.predict(X), atol=1e-7)
+    bad = y.copy()
+    bad[5] = np.nan
+    with pytest.raises(ValueError, match="y contains NaN"):
+        with dask.config.set(scheduler="synchronous"):
+            Regressor(**params).fit(da.from_array(X, chunks=(100, -1)),
+                                    da.from_array(bad, chunks=100))  # fmt: skip
+
+
+def test_predictions_are_clipped_to_the_public_range():
+    X, y = _diabetes()
+    reg = DPLinearRegression(y_bounds=(25, 346), max_iter=5, random_state=0).fit(X, y)
+    raw = X @ reg.coef_ + reg.intercept_
+    far = np.vstack([X[:1] * 1e6, -X[:1] * 1e6])
+    np.testing.assert_allclose(reg.predict(X), np.clip(raw, 25, 346))
+    assert set(reg.predict(far)) <= {25.0, 346.0}

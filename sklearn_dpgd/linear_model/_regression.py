@@ -18,7 +18,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._base import linear_scores, set_fitted
 from .._boundary import check_fit_boundary
-from .._engine._dask import is_dask_collection, map_rows
+from .._engine._dask import check_regression_fit_data, is_dask_collection, map_rows
 from .._engine._randomness import draw_seed
 from .._sklearn_compat import Interval
 from ..schedules import AdaptiveSchedule
@@ -153,11 +153,11 @@ class _BaseDPLinearRegressor(RegressorMixin, _BaseDPLinearModel):
             intercept_init = (np.asarray(intercept_init, dtype=float) - centre) / scale
         return self._initial_point(coef_init, intercept_init, 1, n_features)
 
-    def _validate_regression_data(self, X, y):
+    def _validate_regression_data(self, X, y, bounds, centre, scale):
+        """``(X, scaled target)``: in memory, or dask arrays left on the workers."""
         if is_dask_collection(X) or is_dask_collection(y):
-            raise TypeError(
-                f"{type(self).__name__} does not train on dask arrays yet; pass "
-                "NumPy or SciPy sparse data (dask arrays work with the classifiers)."
+            return check_regression_fit_data(
+                self, X, y, bounds=bounds, centre=centre, scale=scale
             )
         X, y = validate_data(
             self,
@@ -177,7 +177,12 @@ class _BaseDPLinearRegressor(RegressorMixin, _BaseDPLinearModel):
                 f"{type(self).__name__} fits one target: y must be 1-D, got shape "
                 f"{y.shape}."
             )
-        return X, np.asarray(y, dtype=np.float64)
+        # Clipping to the public bounds, never a check against them (a refusal
+        # would tell whether some row is outside): the scaled target is in
+        # [-1, 1]. Privacy does not rest on it (the per-example gradient is
+        # clipped whatever y is); it keeps outliers from spending the clipping norm.
+        low, high = bounds
+        return X, (np.clip(np.asarray(y, dtype=np.float64), low, high) - centre) / scale
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, coef_init=None, intercept_init=None, sample_weight=None):
@@ -185,8 +190,8 @@ class _BaseDPLinearRegressor(RegressorMixin, _BaseDPLinearModel):
         check_fit_boundary(self)
         self._check_finite_params()
         low, high = self._target_bounds()
-        X, y = self._validate_regression_data(X, y)
         centre, scale = target_map((low, high), self.fit_intercept)
+        X, y_scaled = self._validate_regression_data(X, y, (low, high), centre, scale)
         initial = self._scaled_start(
             coef_init, intercept_init, X.shape[1], centre, scale
         )
@@ -196,11 +201,6 @@ class _BaseDPLinearRegressor(RegressorMixin, _BaseDPLinearModel):
                 "sample_weight needs a data-independent schedule: the adaptive "
                 "schedules' private step-size selections assume unweighted rows."
             )
-        # Clipping to the public bounds, never a check against them (a refusal
-        # would tell whether some row is outside): the scaled target is in
-        # [-1, 1]. Privacy does not rest on it (the per-example gradient is
-        # clipped whatever y is); it keeps outliers from spending the clipping norm.
-        y_scaled = (np.clip(y, low, high) - centre) / scale
         random_state = None if self.secure_mode else self.random_state
         seed = draw_seed(random_state, owner=type(self).__name__)
         result = self._solve_gd(X, y_scaled, 1, initial, seed, sample_weight)
@@ -216,7 +216,7 @@ class _BaseDPLinearRegressor(RegressorMixin, _BaseDPLinearModel):
     fit.__doc__ = _FIT_DOC
 
     def predict(self, X):
-        """Predict the target: ``X @ coef_ + intercept_``.
+        """Predict the target: ``X @ coef_ + intercept_``, clipped to ``y_bounds_``.
 
         Parameters
         ----------
@@ -226,7 +226,10 @@ class _BaseDPLinearRegressor(RegressorMixin, _BaseDPLinearModel):
         Returns
         -------
         y_pred : ndarray or dask array of shape (n_samples,)
-            Predictions in the target's units (not clipped to ``y_bounds``).
+            Predictions in the target's units, clipped to the public target
+            range ``y_bounds_`` (post-processing: the target lies in it, so a
+            prediction outside is never closer; it bounds the error of a fit
+            whose noise dominates, e.g. at a small budget on few rows).
             A lazy dask array, row-chunked as ``X``, for dask input.
         """
         if is_dask_collection(X):
@@ -236,7 +239,7 @@ class _BaseDPLinearRegressor(RegressorMixin, _BaseDPLinearModel):
             self, X, accept_sparse="csr", dtype=[np.float64, np.float32], reset=False
         )
         scores = np.asarray(linear_scores(X, self.coef_[None, :]))[:, 0]
-        return scores + self.intercept_
+        return np.clip(scores + self.intercept_, *self.y_bounds_)
 
 
 def _regressor_doc(summary, loss_params, see_also, examples):

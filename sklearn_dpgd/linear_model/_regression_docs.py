@@ -167,11 +167,13 @@ _FIT_DOC = """Train the model with ``(epsilon, delta)``-differential privacy.
 
         Parameters
         ----------
-        X : {array-like, sparse matrix, pandas DataFrame} of shape \
+        X : {array-like, sparse matrix, pandas DataFrame, dask array} of shape \
 (n_samples, n_features)
             Training data; finite values, float32 kept as float32, sparse input
-            as CSR. Rows need no bound: per-example gradients are clipped.
-        y : array-like of shape (n_samples,)
+            as CSR. Rows need no bound: per-example gradients are clipped. A
+            row-chunked ``dask.array.Array`` (with a dask ``y``) is trained on
+            where its chunks live, with the same guarantee.
+        y : array-like or dask array of shape (n_samples,)
             Real target; clipped to ``y_bounds``.
         coef_init : array-like of shape (n_features,), default=None
             Public starting point of the coefficients, in the target's units; it
@@ -183,7 +185,8 @@ _FIT_DOC = """Train the model with ``(epsilon, delta)``-differential privacy.
         sample_weight : array-like of shape (n_samples,), default=None
             Weight of each row, in ``[0, max_sample_weight]``: its clipped
             gradient is multiplied by it, and the noise is calibrated to the
-            public bound. Not supported with adaptive schedules.
+            public bound. Not supported with adaptive schedules. With dask
+            ``X``, a dask array (or an array, chunked like ``X``).
 
         Returns
         -------
@@ -195,13 +198,14 @@ _FIT_DOC = """Train the model with ``(epsilon, delta)``-differential privacy.
         ValueError
             If a parameter is out of range; ``y_bounds`` is None, not two finite
             numbers or not increasing; ``X`` is empty, has fewer than 2 rows or
-            holds NaN, inf or strings; ``y`` is not 1-D or not numeric; the
+            holds NaN, inf or strings; ``y`` is not 1-D, not numeric or not
+            finite; the
             lengths differ; ``coef_init`` or ``intercept_init`` has the wrong
             shape; ``sample_weight`` is out of its bound or given with an
             adaptive schedule.
         TypeError
-            If a parameter has a wrong type, or ``X`` or ``y`` is a dask array
-            (not supported by the regressors yet).
+            If a parameter has a wrong type, or only one of ``X`` and ``y`` is
+            a dask array.
 
         Warns
         -----
