@@ -471,6 +471,8 @@ def test_bad_parameters_raise_naming_the_parameter(params, match):
 
 def test_bad_threshold_and_targets_raise():
     X, y = _diabetes()
+    with pytest.raises(ValueError, match="'alpha' parameter"):
+        DPLinearRegression(y_bounds=(0, 1), alpha="auto").fit(X, y)
     with pytest.raises(ValueError, match="threshold"):
         DPHuberRegressor(y_bounds=(0, 1), threshold=0.0).fit(X, y)
     with pytest.raises(ValueError, match="y must be 1-D|1d array|column"):

@@ -93,6 +93,8 @@ class _BaseDPLinearRegressor(RegressorMixin, _BaseDPLinearModel):
             for name, rule in _BaseDPLinearModel._parameter_constraints.items()
             if name not in _CLASSIFIER_ONLY
         },
+        # Ridge's alpha: a number (the classifiers' "auto" is LogisticRegression's).
+        "alpha": [Interval(Real, 0, None, closed="left")],
         "y_bounds": ["array-like", None],
     }
 
