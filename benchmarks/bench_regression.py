@@ -24,12 +24,14 @@ on a test split).
 Baselines: scikit-learn's ``LinearRegression`` and ``HuberRegressor`` (non-private)
 on the same one-hot and min-max features with the public ranges, and diffprivlib's
 ``LinearRegression`` (Holohan et al. 2019) at the same epsilon with the public
-bounds of the features and the target. diffprivlib is *pure* epsilon-DP (delta =
-0), so its guarantee is stronger than ``(epsilon, 1e-6)``: a like-for-like
-comparison of the epsilon a user asks for, not of equal guarantees. diffprivlib
-0.6 imports only beside scikit-learn < 1.6, so it runs in its own interpreter
-(``--diffprivlib-python``, default ``/tmp/dpl-venv/bin/python``), on the same
-arrays; without it its rows say so.
+bounds of the features and the target, as it predicts and with its predictions
+clipped to the target bounds (as the private regressors here clip theirs).
+diffprivlib is *pure* epsilon-DP (delta = 0), so its guarantee is stronger than
+``(epsilon, 1e-6)``: a like-for-like comparison of the epsilon a user asks for,
+not of equal guarantees. diffprivlib 0.6 imports only beside scikit-learn < 1.6,
+so it runs in its own interpreter (``--diffprivlib-python``, default
+``/tmp/dpl-venv/bin/python``: ``pip install diffprivlib "scikit-learn<1.6"``),
+on the same arrays; without it its rows say so.
 """
 
 import argparse
@@ -80,8 +82,11 @@ for key, path in spec["splits"].items():
             random_state=int(d["seed"]),
         ).fit(d["X"], d["y"])
         pred = reg.predict(d["X_test"])
+        cut = np.clip(pred, *spec["y_bounds"])
         rows.append([r2_score(d["y_test"], pred),
-                     mean_squared_error(d["y_test"], pred) ** 0.5])
+                     mean_squared_error(d["y_test"], pred) ** 0.5,
+                     r2_score(d["y_test"], cut),
+                     mean_squared_error(d["y_test"], cut) ** 0.5])
     out[key] = rows
 print(json.dumps(out))
 """
@@ -179,8 +184,8 @@ def _diffprivlib(python, splits, y_bounds):
 def _row(name, values):
     values = np.asarray(values)  # (seeds, epsilons, 2)
     cells = [
-        f"{values[:, j, 0].mean():6.3f} ({values[:, j, 0].std():.3f}) / "
-        f"{values[:, j, 1].mean():6.2f}"
+        f"{values[:, j, 0].mean():.3g} ({values[:, j, 0].std():.2g}) / "
+        f"{values[:, j, 1].mean():.3g}"
         for j in range(values.shape[1])
     ]
     print(f"| {name:<28} | " + " | ".join(cells) + " |")
@@ -253,12 +258,16 @@ def run(dataset, seeds, dpl_python):
                 )
         y_bounds = list(ADULT_Y)
     dpl = _diffprivlib(dpl_python, dpl_splits, y_bounds)
-    dpl_rows = None if dpl is None else [dpl[s] for s in sorted(dpl)]
+    dpl_rows = dpl_cut = None
+    if dpl is not None:
+        values = np.array([dpl[s] for s in sorted(dpl)])  # (seeds, eps, 4)
+        dpl_rows, dpl_cut = values[:, :, :2], values[:, :, 2:]
     _table(
         f"{dataset} ({seeds} seeds, delta={DELTA:g}; {time.perf_counter() - t0:.0f} s)",
         {
             **results,
             "diffprivlib LinearRegression (pure eps-DP)": dpl_rows,
+            "diffprivlib, predictions clipped to bounds_y": dpl_cut,
             **baselines,
         },
     )
