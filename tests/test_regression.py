@@ -23,6 +23,7 @@ from sklearn_dpgd import (
     DPLinearRegression,
     PrivacyLeakWarning,
     UniformSchedule,
+    _public_size,
 )
 from sklearn_dpgd._engine import _losses
 from sklearn_dpgd._engine._kernels import (
@@ -34,6 +35,7 @@ from sklearn_dpgd._engine._kernels import (
 )
 from sklearn_dpgd._engine._oracle import PrivateGradientOracle
 from sklearn_dpgd.accounting import PrivacyLedger, gdp_mu, ledger_epsilon
+from sklearn_dpgd.audit import audit
 from sklearn_dpgd.exceptions import BudgetExhaustedError
 from sklearn_dpgd.linear_model import _base
 from sklearn_dpgd.model_selection import LinearScalingSearch, PrivateGridSearchCV
@@ -585,3 +587,33 @@ def test_predictions_are_clipped_to_the_public_range():
     far = np.vstack([X[:1] * 1e6, -X[:1] * 1e6])
     np.testing.assert_allclose(reg.predict(X), np.clip(raw, 25, 346))
     assert set(reg.predict(far)) <= {25.0, 346.0}
+
+
+# ------------------------------------------------------------------- the audit
+
+
+@pytest.mark.parametrize("neighboring", ["add_remove", "replace"])
+def test_small_audit_fails_if_a_factor_of_two_is_missing(neighboring, monkeypatch):
+    # The regression canary: a fresh column, the target at the top of y_bounds
+    # (flipped to the bottom under replace), started far below it under
+    # add/remove so that its residual, hence its clipped gradient, stays maximal.
+    # The claim survives the audit; with the sensitivity factors halved the true
+    # mu doubles and the same audit refutes it.
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    y = X @ np.array([1.0, -2.0, 0.5]) + rng.normal(size=60)
+    est = DPLinearRegression(
+        epsilon=12.0, delta=1e-5, y_bounds=(-10, 10), public_n_samples=60,
+        momentum=0.0, average=0.0, max_iter=20, neighboring=neighboring,
+    )  # fmt: skip
+    kwargs = dict(n_trials=400, confidence=0.999, progress=False)
+    correct = audit(est, X, y, **kwargs)
+    claim = gdp_mu(12.0, 1e-5)
+    assert correct.mu_claimed == pytest.approx(claim, rel=1e-6)
+    assert correct.mu_lower <= claim
+    assert correct.epsilon_lower <= correct.epsilon_claimed
+    factors = _public_size.SENSITIVITY_FACTOR
+    for relation in ("add_remove", "replace"):
+        monkeypatch.setitem(factors, relation, factors[relation] / 2.0)
+    broken = audit(est, X, y, **kwargs)
+    assert broken.mu_lower > claim
