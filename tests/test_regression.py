@@ -617,3 +617,11 @@ def test_small_audit_fails_if_a_factor_of_two_is_missing(neighboring, monkeypatc
         monkeypatch.setitem(factors, relation, factors[relation] / 2.0)
     broken = audit(est, X, y, **kwargs)
     assert broken.mu_lower > claim
+
+
+def test_loss_constants_are_those_of_the_scaled_target():
+    # Smoothness 1 in the margin; the loss at the zero start is at most 1/2
+    # (squared, |y| <= 1) or h - h^2 / 2 (Huber below h = 1).
+    assert DPLinearRegression()._loss_constants(1) == (1.0, 0.5)
+    assert DPHuberRegressor(threshold=0.25)._loss_constants(1) == (1.0, 0.21875)
+    assert DPHuberRegressor(threshold=3.0)._loss_constants(1) == (1.0, 0.5)

@@ -82,11 +82,6 @@ class _BaseDPLinearRegressor(RegressorMixin, _BaseDPLinearModel):
     _horizon_factor = 4
     _gradient_horizon_factor = 1
 
-    def _resolve_normalize_steps(self, n_outputs):
-        if self.normalize_steps != "auto":
-            return bool(self.normalize_steps)
-        return False
-
     _parameter_constraints = {
         **{
             name: rule
@@ -97,6 +92,11 @@ class _BaseDPLinearRegressor(RegressorMixin, _BaseDPLinearModel):
         "alpha": [Interval(Real, 0, None, closed="left")],
         "y_bounds": ["array-like", None],
     }
+
+    def _resolve_normalize_steps(self, n_outputs):
+        if self.normalize_steps != "auto":
+            return bool(self.normalize_steps)
+        return False
 
     def _check_finite_params(self):
         for name in ("epsilon", "clip_norm", "learning_rate", "alpha", "momentum"):
@@ -145,7 +145,9 @@ class _BaseDPLinearRegressor(RegressorMixin, _BaseDPLinearModel):
         # of a scaled target |y| <= 1 is at most 1/2 (squared) or h - h^2 / 2
         # (Huber, h < 1).
         h = self._huber_width()
-        return 1.0, 0.5 if h >= 1.0 else h - 0.5 * h * h
+        if self._loss == "squared" or h >= 1.0:
+            return 1.0, 0.5
+        return 1.0, h - 0.5 * h * h
 
     def _scaled_start(self, coef_init, intercept_init, n_features, centre, scale):
         """The public start mapped to the scaled target's units (or None)."""
