@@ -16,6 +16,7 @@ from sklearn.base import clone, is_regressor
 from sklearn.datasets import load_diabetes
 from sklearn.linear_model import LinearRegression
 from sklearn.metrics import r2_score
+from sklearn.model_selection import ParameterGrid
 from sklearn.preprocessing import MinMaxScaler, Normalizer
 
 from sklearn_dpgd import (
@@ -39,6 +40,7 @@ from sklearn_dpgd.audit import audit
 from sklearn_dpgd.exceptions import BudgetExhaustedError
 from sklearn_dpgd.linear_model import _base
 from sklearn_dpgd.model_selection import LinearScalingSearch, PrivateGridSearchCV
+from sklearn_dpgd.model_selection._selection import validation_score
 from sklearn_dpgd.pipeline import make_private_pipeline
 from sklearn_dpgd.preprocessing import DPMinMaxScaler
 from sklearn_dpgd.schedules import AdaptiveStepSchedule
@@ -537,13 +539,60 @@ def test_private_pipeline_trains_a_regressor_within_its_budget():
     assert ledger.epsilon(1e-6) <= 4.0 + 1e-6
 
 
-@pytest.mark.parametrize("Search", [PrivateGridSearchCV, LinearScalingSearch])
-def test_searches_refuse_regressors_before_reading_data(Search):
+def test_private_grid_search_tunes_a_regressor_within_its_budget():
     X, y = _diabetes()
-    params = dict(epsilon=1.0, delta=1e-6)
-    if Search is PrivateGridSearchCV:
-        params["param_grid"] = {"clip_norm": [0.5, 1.0]}
-    search = Search(DPLinearRegression(y_bounds=(25, 346)), **params)
+    search = PrivateGridSearchCV(
+        DPLinearRegression(y_bounds=(25, 346)),
+        param_grid={"clip_norm": [0.5, 1.0], "alpha": [0.0, 1.0]},
+        epsilon=8.0,
+        delta=1e-6,
+        random_state=0,
+    )
+    ledger = PrivacyLedger()
+    with ledger:
+        search.fit(X, y)
+    assert is_regressor(search) and isinstance(
+        search.best_estimator_, DPLinearRegression
+    )
+    assert not hasattr(search, "classes_")
+    assert search.epsilon_ <= 8.0 + 1e-9 and ledger.epsilon(1e-6) <= 8.0 + 1e-6
+    assert search.score(X, y) == pytest.approx(search.best_estimator_.score(X, y))
+    assert search.best_params_ in list(ParameterGrid(search.param_grid))
+
+
+def test_regression_validation_score_has_sensitivity_one():
+    # Each row's term lies in [0, 1] whatever the prediction and the target (far
+    # outside the bounds, NaN): adding a row moves every candidate's score by a
+    # value in [0, 1], in the same direction, as a count of correct predictions.
+    X, y = _diabetes()
+    reg = DPLinearRegression(y_bounds=(25, 346), max_iter=3, random_state=0).fit(X, y)
+    base = validation_score(reg, X[:50], y[:50], regression=True)
+    for x_new, y_new in [(X[:1] * 1e6, 1e12), (X[:1], -1e12), (X[:1], np.nan),
+                         (X[:1], 25.0), (X[:1], 346.0)]:  # fmt: skip
+        more = validation_score(
+            reg, np.vstack([X[:50], x_new]), np.append(y[:50], y_new), regression=True
+        )
+        assert 0.0 <= more - base <= 1.0
+    # The worst row: prediction at one bound, target at the other, adds 0; a
+    # perfect one adds 1.
+    pred = reg.predict(X[:1])[0]
+    perfect = validation_score(
+        reg, np.vstack([X[:50], X[:1]]), np.append(y[:50], pred), regression=True
+    )
+    assert perfect - base == pytest.approx(1.0)
+    far = X[:1] * 1e6
+    other = 25.0 if reg.predict(far)[0] == 346.0 else 346.0
+    worst = validation_score(
+        reg, np.vstack([X[:50], far]), np.append(y[:50], other), regression=True
+    )
+    assert worst - base == pytest.approx(0.0, abs=1e-12)
+
+
+def test_linear_scaling_search_refuses_regressors_before_reading_data():
+    X, y = _diabetes()
+    search = LinearScalingSearch(
+        DPLinearRegression(y_bounds=(25, 346)), epsilon=1.0, delta=1e-6
+    )
     ledger = PrivacyLedger()
     with ledger, pytest.raises(TypeError, match="tunes classifiers only"):
         search.fit(X, y)
