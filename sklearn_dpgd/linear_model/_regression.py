@@ -373,8 +373,9 @@ class DPHuberRegressor(_BaseDPLinearRegressor):
         ``y_bounds``, half their width with an intercept). It is scikit-learn's
         ``HuberRegressor(epsilon=...)`` times a scale fixed in advance: here
         ``epsilon`` is the privacy budget, hence the other name. Residuals
-        beyond it count linearly. 0.25 was not tuned on the benchmark's test
-        data; large values (>= 2) give :class:`DPLinearRegression`'s fit.
+        beyond it count linearly. 0.25 was not tuned; large values (>= 2:
+        the scaled target spans [-1, 1]) give
+        :class:`DPLinearRegression`'s fit.
 """,
         """    DPLinearRegression : The same engine with the squared loss.
     sklearn.linear_model.HuberRegressor : The non-private model.""",
