@@ -1,4 +1,5 @@
-"""Scikit-learn-compatible linear classifiers trained with differential privacy.
+"""Scikit-learn-compatible linear classifiers and regressors trained with
+differential privacy.
 
 Private (noisy, per-example clipped) gradient descent with exact budget calibration
 by Gaussian differential privacy.
@@ -6,7 +7,12 @@ by Gaussian differential privacy.
 
 from .baselines import OutputPerturbationClassifier, PhasedLocalizationClassifier
 from .exceptions import BudgetExhaustedError, PrivacyLeakWarning, WeakPrivacyWarning
-from .linear_model import DPHuberSVM, DPLogisticRegression
+from .linear_model import (
+    DPHuberRegressor,
+    DPHuberSVM,
+    DPLinearRegression,
+    DPLogisticRegression,
+)
 from .schedules import (
     AdaptiveStepSchedule,
     ExponentialDecaySchedule,
@@ -24,7 +30,9 @@ __version__ = "0.1.0"
 __all__ = [
     "AdaptiveStepSchedule",
     "BudgetExhaustedError",
+    "DPHuberRegressor",
     "DPHuberSVM",
+    "DPLinearRegression",
     "DPLogisticRegression",
     "ExponentialDecaySchedule",
     "LineSearchSchedule",

@@ -29,7 +29,7 @@ from numbers import Integral, Real
 import numpy as np
 from joblib import Parallel, delayed
 from scipy.stats import beta, norm
-from sklearn.base import clone
+from sklearn.base import clone, is_regressor
 from sklearn.pipeline import Pipeline
 from sklearn.utils import check_array, check_random_state, column_or_1d
 from tqdm.auto import tqdm
@@ -472,9 +472,24 @@ def _start(estimator, n_features, labels, row, canary_margin, value):
     return {key: coef}, start
 
 
+def _target_range(estimator, y):
+    """The two "labels" of a regressor's canary: its public ``y_bounds``.
+
+    The canary's target is the top of the range (the bottom in the other world
+    under replace), where its residual, from a start far below, stays large and
+    its gradient clipped. Without ``y_bounds`` the fit will refuse; the data's
+    range stands in until it does.
+    """
+    bounds = _classifier(estimator)[1].get_params(deep=False).get("y_bounds")
+    if bounds is None:
+        return np.array([np.min(y), np.max(y)])
+    return np.asarray(bounds, dtype=float).ravel()[:2]
+
+
 def _worlds(estimator, X, y, canary, canary_value, n_padding, canary_margin):
     """The neighbouring pair, the fit parameters and the canary's statistic."""
-    labels = np.unique(y)
+    regressor = is_regressor(_classifier(estimator)[1])
+    labels = _target_range(estimator, y) if regressor else np.unique(y)
     replace = _neighboring(estimator) == "replace"
     fit_params = {}
     if isinstance(canary, str):
@@ -554,7 +569,8 @@ def audit(
     ----------
     estimator : estimator object
         Unfitted :class:`~sklearn_dpgd.DPLogisticRegression`,
-        :class:`~sklearn_dpgd.DPHuberSVM`, baseline, private search, or a
+        :class:`~sklearn_dpgd.DPHuberSVM`, a private regressor, baseline,
+        private search, or a
         :class:`~sklearn.pipeline.Pipeline` of public transformers ending in one
         of them (anything with ``fit`` that sets ``epsilon_``, on itself or on its
         last step; ``statistic="auto"`` also needs ``coef_`` or
@@ -569,7 +585,10 @@ def audit(
         Its labels.
     canary : "auto" or tuple (x, label), default="auto"
         ``"auto"``: a row that is ``canary_value`` on a fresh column (zero for every
-        row of ``D``) and zero elsewhere, labelled with the largest class; its
+        row of ``D``) and zero elsewhere, labelled with the largest class (for
+        :class:`~sklearn_dpgd.DPLinearRegression` and
+        :class:`~sklearn_dpgd.DPHuberRegressor`: the top of ``y_bounds``, the
+        bottom in the other world under replace); its
         clipped gradient is then the only signal on that column's coefficient
         (the white-box canary of the user guide). Where the classifier takes a
         public start (``coef_init``: ``DPLogisticRegression`` and ``DPHuberSVM``

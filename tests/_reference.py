@@ -27,9 +27,16 @@ def loss_value(z, loss, h=0.5):
     )
 
 
+_REGRESSION = ("squared", "huber")
+
+
 def residuals(margins, y, loss, h=0.5):
-    """d loss / d margin, shape (n, K): sigmoid (K=1), softmax or one-vs-rest."""
+    """d loss / d margin, shape (n, K): sigmoid (K=1), softmax or one-vs-rest;
+    ``m - y`` (squared) or its clip to ``[-h, h]`` (Huber) for regression."""
     n, K = margins.shape
+    if loss in _REGRESSION:
+        r = margins[:, 0] - np.asarray(y, dtype=float)
+        return (np.clip(r, -h, h) if loss == "huber" else r)[:, None]
     if K == 1:
         s = 2.0 * y - 1.0
         return (loss_derivative(s * margins[:, 0], loss, h) * s)[:, None]
@@ -114,6 +121,11 @@ def per_example_losses(X, y, W, b, fit_intercept, loss, h=0.5):
     X = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=float)
     M = X @ W.T + (b if fit_intercept else 0.0)
     K = W.shape[0]
+    if loss in _REGRESSION:
+        r = np.abs(M[:, 0] - np.asarray(y, dtype=float))
+        if loss == "huber":
+            return np.where(r <= h, 0.5 * r**2, h * r - 0.5 * h**2)
+        return 0.5 * r**2
     if K == 1:
         s = 2.0 * y - 1.0
         return loss_value(s * M[:, 0], loss, h)

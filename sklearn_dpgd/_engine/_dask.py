@@ -149,6 +149,37 @@ def check_fit_data(estimator, X, y):
     import dask
     import dask.array as da
 
+    X, y = _checked_rows(estimator, X, y, stacklevel=5)
+    if estimator.classes is None:
+        # The label set, as np.unique(y) on the NumPy path (the caller warns).
+        labels = da.unique(y)
+    else:
+        declared = np.asarray(estimator.classes)
+        # Only labels outside `classes` come back (none unless fit will raise).
+        parts = [
+            dask.delayed(_unknown_labels)(chunk, np.unique(declared.ravel()))
+            for chunk in y.to_delayed().ravel()
+        ]
+        labels = dask.delayed(np.unique)(dask.delayed(np.concatenate)(parts))
+    finite, labels = dask.compute(da.isfinite(X).all(), labels)
+    if not finite:
+        raise ValueError("Input X contains NaN or infinity.")
+    if estimator.classes is not None and labels.size == 0:
+        # Every label is declared: the checks of encode_labels see the classes.
+        labels = declared
+    # Same checks, errors and PrivacyLeakWarning as for NumPy labels; the codes it
+    # returns for this summary are not needed.
+    encode_labels(estimator, labels, stacklevel=6)
+    y_index = y.map_blocks(_encode_chunk, estimator.classes_, dtype=np.int64)
+    return X, y_index
+
+
+def _checked_rows(estimator, X, y, stacklevel):
+    """Persisted, validated dask ``(X, y)`` with the same row chunks (no value read
+    on the client); sets ``n_features_in_`` (and removes ``feature_names_in_``).
+    ``stacklevel`` of the column-vector warning counts from this function."""
+    import dask
+
     X = _check_dask_X(estimator, X)
     _require_dask_array(y, "y")
     if y.ndim == 2 and y.shape[1] == 1:
@@ -156,7 +187,7 @@ def check_fit_data(estimator, X, y):
             "A column-vector y was passed when a 1d array was expected. Please "
             "change the shape of y to (n_samples,), for example using ravel().",
             DataConversionWarning,
-            stacklevel=4,
+            stacklevel=stacklevel,
         )
         y = y[:, 0]
     if y.ndim != 1:
@@ -184,29 +215,61 @@ def check_fit_data(estimator, X, y):
         y = y.rechunk({0: X.chunks[0]}).persist()
     _check_n_features(estimator, X, reset=True)
     _check_feature_names(estimator, X, reset=True)
+    return X, y
 
-    if estimator.classes is None:
-        # The label set, as np.unique(y) on the NumPy path (the caller warns).
-        labels = da.unique(y)
-    else:
-        declared = np.asarray(estimator.classes)
-        # Only labels outside `classes` come back (none unless fit will raise).
-        parts = [
-            dask.delayed(_unknown_labels)(chunk, np.unique(declared.ravel()))
-            for chunk in y.to_delayed().ravel()
-        ]
-        labels = dask.delayed(np.unique)(dask.delayed(np.concatenate)(parts))
-    finite, labels = dask.compute(da.isfinite(X).all(), labels)
-    if not finite:
+
+def _scaled_target_chunk(y_chunk, low, high, centre, scale):
+    return (np.clip(y_chunk.astype(np.float64), low, high) - centre) / scale
+
+
+def check_regression_fit_data(estimator, X, y, *, bounds, centre, scale):
+    """Validate dask ``(X, y)`` of a regressor; return ``X`` and the scaled target.
+
+    As :func:`check_fit_data`, with a real target: it is checked numeric and
+    finite on the workers (one boolean comes back, as for ``X``), then clipped to
+    the public ``bounds`` and mapped by ``(y - centre) / scale`` chunk by chunk.
+
+    Parameters
+    ----------
+    estimator : _BaseDPLinearRegressor
+    X : dask.array.Array of shape (n_samples, n_features)
+    y : dask.array.Array of shape (n_samples,)
+    bounds : tuple of 2 floats
+        The public ``y_bounds``.
+    centre, scale : float
+        The public affine map of the target.
+
+    Returns
+    -------
+    X : dask.array.Array of shape (n_samples, n_features), float32 or float64
+    y_scaled : dask.array.Array of shape (n_samples,), float64
+        In ``[-1, 1]``, with the row chunks of ``X``.
+
+    Raises
+    ------
+    TypeError
+        As :func:`check_fit_data`.
+    ValueError
+        As :func:`check_fit_data` for ``X``; if ``y`` is not numeric or holds NaN
+        or infinity (the message names no value).
+    """
+    import dask
+    import dask.array as da
+
+    # Its caller is the regressor's validation, one frame below fit.
+    X, y = _checked_rows(estimator, X, y, stacklevel=6)
+    if y.dtype.kind not in "biuf":
+        raise ValueError(f"y has dtype {y.dtype}; a regressor needs numbers.")
+    finite_X, finite_y = dask.compute(da.isfinite(X).all(), da.isfinite(y).all())
+    if not finite_X:
         raise ValueError("Input X contains NaN or infinity.")
-    if estimator.classes is not None and labels.size == 0:
-        # Every label is declared: the checks of encode_labels see the classes.
-        labels = declared
-    # Same checks, errors and PrivacyLeakWarning as for NumPy labels; the codes it
-    # returns for this summary are not needed.
-    encode_labels(estimator, labels, stacklevel=6)
-    y_index = y.map_blocks(_encode_chunk, estimator.classes_, dtype=np.int64)
-    return X, y_index
+    if not finite_y:
+        raise ValueError("Input y contains NaN or infinity.")
+    low, high = bounds
+    y_scaled = y.map_blocks(
+        _scaled_target_chunk, low, high, centre, scale, dtype=np.float64
+    )
+    return X, y_scaled
 
 
 def _chunk_row_norms(X_chunk, fit_intercept):

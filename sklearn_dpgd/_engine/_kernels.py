@@ -48,7 +48,12 @@ _choose_threading_layer()
 
 from numba import njit, prange  # noqa: E402
 
-from ._loss_kernels import loss_derivative, loss_value  # noqa: E402
+from ._loss_kernels import (  # noqa: E402
+    example_loss,
+    loss_derivative,
+    loss_value,
+    residual,
+)
 
 # Reassociation lets LLVM vectorise dot products; inputs are validated finite before
 # they reach the kernel and NaN from overflow is caught by an explicit comparison.
@@ -63,14 +68,14 @@ def _residuals(margins, yi, loss, h, r):
     """Fill ``r`` (K,) with d loss / d margin of one example; return ``||r||``.
 
     K == 1: binary, ``yi`` in {0, 1}, signed label ``s = 2 yi - 1``,
-    ``r = l'(s m) s``. K > 1 with the logistic loss: softmax,
+    ``r = l'(s m) s``, or regression, ``r = l'(m - yi)`` (``_loss_kernels.residual``).
+    K > 1 with the logistic loss: softmax,
     ``r_k = p_k - [yi == k]``. K > 1 with the Huber hinge: one-vs-rest,
     ``r_k = l'(s_k m_k) s_k`` with ``s_k = +1`` if ``yi == k`` else ``-1``.
     """
     K = margins.shape[0]
     if K == 1:
-        s = 2.0 * yi - 1.0
-        r[0] = loss_derivative(s * margins[0], loss, h) * s
+        r[0] = residual(margins[0], yi, loss, h)
         return abs(r[0])
     if loss == HUBER_HINGE:
         for k in range(K):
@@ -86,7 +91,8 @@ def _residuals(margins, yi, loss, h, r):
             total += r[k]
         for k in range(K):
             r[k] /= total
-        r[yi] -= 1.0
+        r[int(yi)] -= 1.0  # int(): a no-op for labels; the kernel also compiles
+        # for the float targets of regression, which never reach this branch (K = 1)
     sq = 0.0
     for k in range(K):
         sq += r[k] * r[k]
@@ -168,8 +174,7 @@ def _binary_block(
         s = b0
         for j in range(d):
             s += X[i, j] * w[j]
-        sign = 2.0 * y[i] - 1.0
-        r = loss_derivative(sign * s, loss, h) * sign
+        r = residual(s, y[i], loss, h)
         scale = _weighted(_clip_scale(abs(r), row_norms[i], clip_norm), weights, i)
         if scale == 0.0:
             continue  # dropped row (overflowed margin): r may be NaN
@@ -235,8 +240,7 @@ def _binary_block_csr(
         s = b0
         for p in range(start, stop):
             s += data[p] * w[np.uint64(indices[p])]
-        sign = 2.0 * y[i] - 1.0
-        r = loss_derivative(sign * s, loss, h) * sign
+        r = residual(s, y[i], loss, h)
         scale = _weighted(_clip_scale(abs(r), row_norms[i], clip_norm), weights, i)
         if scale == 0.0:
             continue
@@ -559,16 +563,15 @@ def _clipped_losses_along(u, v, yi, etas, loss, h, objective_clip, out):
 
     ``u`` (K,) are the margins at the current point and ``v`` (K,) the margins of
     the direction, so the candidate ``theta - eta D`` has margins ``u - eta v``.
-    K == 1: sigmoid or Huber of the signed margin; K > 1: softmax cross-entropy
-    (logistic) or the sum of one-vs-rest Huber losses. A loss that is NaN
-    (overflow) counts as ``C_obj``: every term stays in ``[0, C_obj]``.
+    K == 1: sigmoid or Huber of the signed margin, or a regression loss; K > 1:
+    softmax cross-entropy (logistic) or the sum of one-vs-rest Huber losses. A loss
+    that is NaN (overflow) counts as ``C_obj``: every term stays in ``[0, C_obj]``.
     """
     K = u.shape[0]
     for j in range(etas.shape[0]):
         eta = etas[j]
         if K == 1:
-            s = 2.0 * yi - 1.0
-            val = loss_value(s * (u[0] - eta * v[0]), loss, h)
+            val = example_loss(u[0] - eta * v[0], yi, loss, h)
         elif loss == HUBER_HINGE:
             val = 0.0
             for k in range(K):
@@ -581,7 +584,8 @@ def _clipped_losses_along(u, v, yi, etas, loss, h, objective_clip, out):
             total = 0.0
             for k in range(K):
                 total += math.exp(u[k] - eta * v[k] - top)
-            val = top + math.log(total) - (u[yi] - eta * v[yi])
+            yk = int(yi)  # as in _residuals: labels only (K > 1)
+            val = top + math.log(total) - (u[yk] - eta * v[yk])
         if not val <= objective_clip:
             val = objective_clip
         out[j] += val

@@ -9,9 +9,9 @@ import math
 
 from numba import njit
 
-from ._losses import LOGISTIC
+from ._losses import HUBER, LOGISTIC, REGRESSION
 
-__all__ = ["loss_derivative", "loss_value"]
+__all__ = ["example_loss", "loss_derivative", "loss_value", "residual"]
 
 
 @njit(cache=True, inline="always")
@@ -45,3 +45,38 @@ def loss_derivative(z, loss, h):
     if z <= 1.0 + h:
         return -(1.0 + h - z) / (2.0 * h)
     return 0.0
+
+
+@njit(cache=True, inline="always")
+def residual(m, yi, loss, h):
+    """``dl/dm`` of one example at margin ``m = x . w + b`` with label or target ``yi``.
+
+    Classification (``yi`` in {0, 1}, signed label ``s = 2 yi - 1``): ``l'(s m) s``.
+    Squared loss ``(m - yi)^2 / 2``: ``m - yi``. Huber loss of threshold ``h``:
+    ``m - yi`` clipped to ``[-h, h]``. The per-example gradient is this times
+    ``[x, 1]``, and the kernels clip it to ``clip_norm``.
+    """
+    if loss >= REGRESSION:
+        r = m - yi
+        if loss == HUBER:
+            r = min(max(r, -h), h)
+        return r
+    s = 2.0 * yi - 1.0
+    return loss_derivative(s * m, loss, h) * s
+
+
+@njit(cache=True, inline="always")
+def example_loss(m, yi, loss, h):
+    """Loss of one example at margin ``m`` with label or target ``yi``.
+
+    Squared: ``(m - yi)^2 / 2``; Huber of threshold ``h``: ``r^2 / 2`` for
+    ``|r| <= h`` and ``h |r| - h^2 / 2`` beyond, ``r = m - yi``; classification:
+    :func:`loss_value` of the signed margin.
+    """
+    if loss >= REGRESSION:
+        r = abs(m - yi)
+        if loss == HUBER and r > h:
+            return h * r - 0.5 * h * h
+        return 0.5 * r * r
+    s = 2.0 * yi - 1.0
+    return loss_value(s * m, loss, h)

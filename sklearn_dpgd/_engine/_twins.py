@@ -23,7 +23,7 @@ import numpy as np
 import scipy.sparse as sp
 from threadpoolctl import ThreadpoolController
 
-from ._losses import HUBER_HINGE, LOGISTIC
+from ._losses import HUBER, HUBER_HINGE, LOGISTIC, REGRESSION, SQUARED
 
 __all__ = [
     "SMALL_WORK",
@@ -92,7 +92,7 @@ def row_norms(X, fit_intercept):
 
 
 def _check_loss(loss):
-    if loss not in (LOGISTIC, HUBER_HINGE):
+    if loss not in (LOGISTIC, HUBER_HINGE, SQUARED, HUBER):
         raise ValueError(f"the NumPy twins have no loss code {loss!r}.")
 
 
@@ -119,6 +119,23 @@ def _loss_value(z, loss, h):
     )
 
 
+def _regression_residual(M0, y, loss, h):
+    """``dl/dm`` of the regression losses: ``m - y``, clipped to ``[-h, h]`` (Huber)."""
+    r = M0 - y
+    return np.clip(r, -h, h) if loss == HUBER else r
+
+
+def _example_losses(Z0, y, loss, h):
+    """Per-row loss at margins ``Z0`` (K == 1): regression, or the signed margin's."""
+    if loss >= REGRESSION:
+        r = np.abs(Z0 - y)
+        if loss == HUBER:
+            return np.where(r > h, h * r - 0.5 * h * h, 0.5 * r * r)
+        return 0.5 * r * r
+    s = 2.0 * y - 1.0
+    return _loss_value(s * Z0, loss, h)
+
+
 def _signs(y, K):
     """``+1`` where ``y == k``, else ``-1``: shape (n_rows, K)."""
     return np.where(np.arange(K)[None, :] == y[:, None], 1.0, -1.0)
@@ -128,8 +145,11 @@ def _residuals(M, y, loss, h):
     """``d loss / d margin`` (n_rows, K) and its row norms (the kernels' rule)."""
     K = M.shape[1]
     if K == 1:
-        s = 2.0 * y - 1.0
-        R = (_loss_derivative(s * M[:, 0], loss, h) * s)[:, None]
+        if loss >= REGRESSION:
+            R = _regression_residual(M[:, 0], y, loss, h)[:, None]
+        else:
+            s = 2.0 * y - 1.0
+            R = (_loss_derivative(s * M[:, 0], loss, h) * s)[:, None]
         return R, np.abs(R[:, 0])
     if loss == HUBER_HINGE:
         S = _signs(y, K)
@@ -200,7 +220,7 @@ def clipped_gradient_sum(
     Parameters
     ----------
     X : ndarray of shape (n_samples, n_features) or CSR matrix, float32 or float64
-    y : ndarray of shape (n_samples,), int64
+    y : ndarray of shape (n_samples,), int64 (labels) or float64 (scaled targets)
     W : ndarray of shape (K, n_features), float64
     b : ndarray of shape (K,), float64
     norms : ndarray of shape (n_samples,), float64
@@ -248,7 +268,7 @@ def clipped_objective_along(
     Parameters
     ----------
     X : ndarray of shape (n_samples, n_features) or CSR matrix
-    y : ndarray of shape (n_samples,), int64
+    y : ndarray of shape (n_samples,), int64 (labels) or float64 (scaled targets)
     W, D : ndarray of shape (K, n_features), float64
     b, db : ndarray of shape (K,), float64
     etas : ndarray of shape (n_etas,), float64
@@ -275,8 +295,7 @@ def clipped_objective_along(
         for j, eta in enumerate(etas):
             Z = U - eta * V
             if K == 1:
-                s = 2.0 * yr - 1.0
-                val = _loss_value(s * Z[:, 0], loss, h)
+                val = _example_losses(Z[:, 0], yr, loss, h)
             elif loss == HUBER_HINGE:
                 val = _loss_value(_signs(yr, K) * Z, loss, h).sum(axis=1)
             else:

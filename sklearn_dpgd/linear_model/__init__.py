@@ -1,10 +1,13 @@
-"""Differentially private linear classifiers trained by noisy gradient descent."""
+"""Differentially private linear models trained by noisy gradient descent."""
 
 from ._huber import DPHuberSVM
 from ._logistic import DPLogisticRegression
+from ._regression import DPHuberRegressor, DPLinearRegression
 
 __all__ = [
+    "DPHuberRegressor",
     "DPHuberSVM",
+    "DPLinearRegression",
     "DPLogisticRegression",
 ]
 

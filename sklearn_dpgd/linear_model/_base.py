@@ -1,7 +1,8 @@
-"""The shared base of :class:`~sklearn_dpgd.DPLogisticRegression` and
-:class:`~sklearn_dpgd.DPHuberSVM`: parameter checks, the resolution of the public
-setting (budget split, public size, "auto" rules, schedule context), the call of
-a solver of ``_solvers/`` and the fitted attributes (``_base.set_fitted``).
+"""The shared engine of the private linear models (the classifiers' base is in
+``_classifier.py``, the regressors' in ``_regression.py``): parameter checks, the
+resolution of the public setting (budget split, public size, "auto" rules,
+schedule context), the call of a solver of ``_solvers/`` and the fitted attributes
+(``_base.set_fitted``).
 
 It is not in ``_base.py`` because it imports the solvers, which import
 ``_base.FitResult``: one module would be an import cycle.
@@ -13,13 +14,12 @@ from functools import partial
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.base import BaseEstimator, _fit_context
 
-from .._base import linear_scores, set_fitted
+from .._base import set_fitted
 from .._boundary import add_secure_support, charge_ledgers, check_fit_boundary
 from .._engine import _losses
-from .._engine._dask import check_fit_data, is_dask_collection, map_rows
+from .._engine._dask import check_fit_data, is_dask_collection
 from .._engine._oracle import PrivateGradientOracle
 from .._engine._randomness import draw_seed, make_generator
 from .._errors import NotFittedAttributesMixin
@@ -77,8 +77,12 @@ _SENSITIVITY_FACTOR = SENSITIVITY_FACTOR
 _NORMALIZED_STEP_LENGTH = NORMALIZED_STEP_LENGTH
 
 
-class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEstimator):
-    """Shared fit/predict of the private linear classifiers (one loss per subclass)."""
+class _BaseDPLinearModel(NotFittedAttributesMixin, BaseEstimator):
+    """The private engine of the linear models: budget, public size, plan, solver.
+
+    Subclasses set the loss and the data's meaning: the classifiers below, the
+    regressors of ``_regression.py`` (which fit a target, not labels).
+    """
 
     _loss = None  # key of _losses.LOSS_CODES, set by subclasses
 
@@ -203,6 +207,15 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
         ``alpha`` (``_penalty.py``)."""
         strength = penalty_strength(self, schedule, public_size)
         return strength * (1.0 - float(self.l1_ratio))
+
+    def _l1_strength(self, schedule, public_size):
+        """The L1 part of the penalty (its L2 part: :meth:`_resolve_alpha`)."""
+        return penalty_strength(self, schedule, public_size) * float(self.l1_ratio)
+
+    def _class_weights(self, y_index, mu, rng):
+        """``(class weights or None, class-count noise multiplier or None, penalty
+        factor)`` (``_weights.resolve_class_weights``)."""
+        return resolve_class_weights(self, y_index, mu, rng)
 
     def _resolve_calibration(self, n_outputs, full_batch, signal):
         """Whether this fit ends with private temperature scaling (``_calibration.py``).
@@ -349,7 +362,7 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
         ledger_charge = charge_ledgers(self, planned, neighboring=self.neighboring)
         rng = make_generator(seed, self.secure_mode)
         m = self._public_size(X.shape[0], z_count, rng)
-        class_weights, z_class, penalty = resolve_class_weights(self, y_index, mu, rng)
+        class_weights, z_class, penalty = self._class_weights(y_index, mu, rng)
         if z_class is not None:  # its share of mu**2 comes off the training's
             mu_train = math.sqrt(mu_train**2 - z_class**-2)
         calibrate, normalized, context = self._setting(
@@ -359,7 +372,7 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
             class_weights, sample_weight, y_index, self.max_sample_weight
         )
         # The L1 part of the penalty, by proximal steps (post-processing).
-        l1 = penalty_strength(self, schedule, m) * float(self.l1_ratio)
+        l1 = self._l1_strength(schedule, m)
         if weights is not None:  # the schedules see the weighted sensitivity
             l1 *= penalty
             context = replace(
@@ -735,51 +748,6 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
             calibration_scale_=None,
         )
         return replace(result, outputs=outputs)
-
-    def decision_function(self, X):
-        """Decision scores ``X @ coef_.T + intercept_``.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix, pandas DataFrame, dask array} of shape \
-                (n_samples, n_features)
-
-        Returns
-        -------
-        scores : ndarray or dask array of shape (n_samples,) or (n_samples, n_classes)
-            Binary: positive values favour ``classes_[1]``. Multiclass: one column
-            per class, in the order of ``classes_``.
-            A lazy dask array, row-chunked as ``X``, for dask input.
-        """
-        if is_dask_collection(X):
-            return map_rows(self, "decision_function", X)
-        check_is_fitted(self)
-        X = validate_data(
-            self, X, accept_sparse="csr", dtype=[np.float64, np.float32], reset=False
-        )
-        scores = np.asarray(linear_scores(X, self.coef_)) + self.intercept_
-        return scores.ravel() if scores.shape[1] == 1 else scores
-
-    def predict(self, X):
-        """Predict class labels.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix, pandas DataFrame, dask array} of shape \
-                (n_samples, n_features)
-
-        Returns
-        -------
-        y_pred : ndarray or dask array of shape (n_samples,)
-            Labels from ``classes_``.
-            A lazy dask array, row-chunked as ``X``, for dask input.
-        """
-        if is_dask_collection(X):
-            return map_rows(self, "predict", X)
-        scores = self.decision_function(X)
-        if scores.ndim == 1:
-            return self.classes_[(scores > 0).astype(int)]
-        return self.classes_[np.argmax(scores, axis=1)]
 
     def __getstate__(self):
         # Marks a copy sent to another process while a PrivacyLedger is open, so

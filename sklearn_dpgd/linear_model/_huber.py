@@ -5,7 +5,7 @@ from numbers import Real
 import numpy as np
 
 from .._sklearn_compat import Interval
-from ._base import _BaseDPLinearClassifier
+from ._classifier import _BaseDPLinearClassifier
 from ._docstrings import _ALPHA_ZERO, _assemble
 
 

@@ -5,8 +5,8 @@ from scipy.special import expit, log_expit, log_softmax, softmax
 
 from .._engine._dask import is_dask_collection, map_rows
 from .._sklearn_compat import StrOptions
-from ._base import _BaseDPLinearClassifier
 from ._calibration import MIN_CALIBRATION_SIGNAL
+from ._classifier import _BaseDPLinearClassifier
 from ._docstrings import _ALPHA_AUTO, _assemble
 
 

@@ -46,8 +46,11 @@ Gumbel-max trick; Durfee & Rogers, NeurIPS 2019): each count changes by at most
 one between neighbours, and under add/remove all counts move in the same
 direction (a monotone utility), so Gumbel noise of scale ``1 / epsilon_select``
 is ``epsilon_select``-DP (Dwork & Roth 2014, Thm 3.10 and the remark after it;
-scale ``2 / epsilon_select`` under replace-one). Only the chosen index is
-released, never the noisy scores.
+scale ``2 / epsilon_select`` under replace-one). A regressor's counts are sums
+of per-row scores in [0, 1], ``1 - ((p_i - y_i) / (high - low))^2`` with the
+prediction and the target clipped to its public ``y_bounds``: the same
+sensitivity and monotonicity. Only the chosen index is released, never the noisy
+scores.
 
 **Which estimators a search accepts.** The budget is split in closed form among
 Gaussian mechanisms (GDP: ``mu^2`` adds up; Dong, Roth & Su 2022, Cor. 3.3), so

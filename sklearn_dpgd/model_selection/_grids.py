@@ -9,7 +9,8 @@ from public quantities only by the rules of :mod:`sklearn_dpgd.schedules`.
 import math
 from numbers import Integral, Real
 
-from ..linear_model._base import _NORMALIZED_STEP_LENGTH, _BaseDPLinearClassifier
+from ..linear_model._base import _NORMALIZED_STEP_LENGTH
+from ..linear_model._classifier import _BaseDPLinearClassifier
 from ..schedules import auto_learning_rate, auto_max_iter
 
 #: Multiples of the estimator's default noisy radius ``learning_rate * max_iter``

@@ -53,7 +53,7 @@ _SEARCH_ATTRIBUTES = """\
         under ``neighboring="replace"``, or the noisy (charged) count. The
         candidates used ``round((1 - validation_fraction) m)``, the refit ``m``.
     classes_ : ndarray of shape (n_classes,)
-        Class labels of ``best_estimator_``.
+        Class labels of ``best_estimator_`` (classifiers only).
     n_features_in_ : int
         Number of features seen during fit."""
 
@@ -64,7 +64,10 @@ class PrivateGridSearchCV(_BasePrivateSearch):
     Every candidate of ``param_grid`` is trained on the train part of a public
     random split with an equal share of the budget, the winner is chosen by
     report-noisy-max of the validation accuracy counts (exponential mechanism,
-    pure DP), and refit on all rows with the refit's share. The procedure as a
+    pure DP; for a regressor, of the sum of the per-row scores
+    ``1 - ((p_i - y_i) / (high - low))^2`` clipped to its ``y_bounds``, each in
+    [0, 1], so the same sensitivity 1; ``_selection.validation_score``), and
+    refit on all rows with the refit's share. The procedure as a
     whole is ``(epsilon, delta)``-DP under the estimator's neighbouring relation
     (see :mod:`sklearn_dpgd.model_selection`): with ``mu`` the GDP parameter of
     ``(epsilon, delta)``, the refit gets ``mu_r^2 = refit_share * mu^2``, each of
@@ -95,9 +98,9 @@ class PrivateGridSearchCV(_BasePrivateSearch):
         As in scikit-learn's ``GridSearchCV``; must not name ``epsilon``,
         ``delta``, ``batch_size``, ``neighboring``, ``public_n_samples``,
         ``random_state`` or ``secure_mode``. None: the default grid, for the
-        linear models of this package with ``learning_rate="auto"``,
-        ``max_iter="auto"``, ``schedule=None`` and ``solver="gd"``: the
-        automatic horizon with 1, 4 and 16 times the automatic step
+        linear classifiers of this package (regressors need a grid) with
+        ``learning_rate="auto"``, ``max_iter="auto"``, ``schedule=None`` and
+        ``solver="gd"``: the automatic horizon with 1, 4 and 16 times the automatic step
         (``DEFAULT_RADIUS_FACTORS`` of the default noisy radius
         ``learning_rate * max_iter``; factor 1 *is* the untuned default), the
         longest walk without the L2 penalty (``DEFAULT_ALPHAS``: ``alpha=0``
@@ -226,6 +229,8 @@ class PrivateGridSearchCV(_BasePrivateSearch):
         "refit_share": [Interval(Real, 0, 1, closed="neither")],
         "cv": "no_validation",
     }
+
+    _tunes_regressors = True
 
     def __init__(
         self,

@@ -10,9 +10,15 @@ import warnings
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
+from sklearn.base import (
+    BaseEstimator,
+    ClassifierMixin,
+    MetaEstimatorMixin,
+    clone,
+    is_regressor,
+)
 from sklearn.pipeline import Pipeline
-from sklearn.utils import _safe_indexing, indexable
+from sklearn.utils import RegressorTags, _safe_indexing, indexable
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import (
     _num_features,
@@ -42,7 +48,7 @@ from ..accounting import (
 )
 from ..exceptions import PrivacyLeakWarning
 from ..pipeline import PrivatePipeline, find_privacy_leaks
-from ._selection import _selection_epsilon, report_noisy_max
+from ._selection import _selection_epsilon, report_noisy_max, validation_score
 
 # Parameters every candidate estimator must have: the search sets them.
 _SET_BY_SEARCH = ("epsilon", "delta", "public_n_samples", "random_state", "secure_mode")
@@ -162,6 +168,9 @@ class _BasePrivateSearch(
 ):
     """Split, private candidate fits, report-noisy-max, refit: shared machinery."""
 
+    # Whether a regressor may be tuned (its candidates from an explicit grid).
+    _tunes_regressors = False
+
     _parameter_constraints = {
         "estimator": [HasMethods(["fit", "predict"])],
         "epsilon": [Interval(Real, 0, None, closed="neither")],
@@ -234,6 +243,12 @@ class _BasePrivateSearch(
             raise TypeError(
                 "estimator must be a private estimator of this package with "
                 f"parameters {missing} (e.g. DPLogisticRegression); got {name}."
+            )
+        if is_regressor(self._tuned()) and not self._tunes_regressors:
+            # Its candidates come from the classifiers' "auto" rules and radii.
+            raise TypeError(
+                f"{type(self).__name__} tunes classifiers only; tune a regressor "
+                f"({name}) with PrivateGridSearchCV and an explicit param_grid."
             )
         if not np.isfinite(self.epsilon):
             raise ValueError(f"epsilon must be finite, got {self.epsilon!r}.")
@@ -432,14 +447,18 @@ class _BasePrivateSearch(
         return self._report_noisy_max(models, X_val, y_val, epsilon, neighboring, rng)
 
     def _report_noisy_max(self, models, X_val, y_val, epsilon, neighboring, rng):
-        """Index of the candidate with the highest Gumbel-noised correct count."""
+        """Index of the candidate with the highest Gumbel-noised validation score."""
         y_val = np.asarray(y_val)
         if y_val.shape[0] == 0:
             # An empty validation part: every count is 0 (predict refuses 0 rows).
             counts = np.zeros(len(models))
         else:
+            regression = is_regressor(self._tuned())
             counts = np.array(
-                [np.sum(m.predict(X_val) == y_val) for m in models], float
+                [
+                    validation_score(m, X_val, y_val, regression=regression)
+                    for m in models
+                ]
             )
         return report_noisy_max(counts, epsilon, neighboring, rng)
 
@@ -458,7 +477,8 @@ class _BasePrivateSearch(
         self.delta_ = float(self.delta)
         self.epsilon_ = self.ledger_.epsilon(self.delta_)
         charge.settle(EpsilonDeltaRecord(self.epsilon_, self.delta_))
-        self.classes_ = self.best_estimator_.classes_
+        if not is_regressor(self.best_estimator_):
+            self.classes_ = self.best_estimator_.classes_
         self.n_features_in_ = self.best_estimator_.n_features_in_
         if hasattr(self.best_estimator_, "feature_names_in_"):
             self.feature_names_in_ = self.best_estimator_.feature_names_in_
@@ -518,7 +538,30 @@ class _BasePrivateSearch(
     def __getstate__(self):
         return _ledger_guard_state(super().__getstate__())
 
+    def score(self, X, y, sample_weight=None):
+        """The refit best estimator's score: accuracy, or R^2 for a regressor.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Test samples.
+        y : array-like of shape (n_samples,)
+            True labels or targets.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Sample weights of the score.
+
+        Returns
+        -------
+        score : float
+            Not private: score on data you do not release (it reads ``y``).
+        """
+        return self.best_estimator_.score(X, y, sample_weight=sample_weight)
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
+        if is_regressor(self._tuned()):
+            tags.estimator_type = "regressor"
+            tags.classifier_tags = None
+            tags.regressor_tags = RegressorTags()
         return tags

@@ -82,3 +82,50 @@ def report_noisy_max(counts, epsilon, neighboring, rng):
     """
     scale = (1.0 if neighboring == "add_remove" else 2.0) / epsilon
     return int(np.argmax(counts + rng.gumbel(scale=scale, size=counts.shape[0])))
+
+
+def _target_bounds(model):
+    """A fitted regressor's public ``y_bounds`` (its own, or its last step's)."""
+    for name, value in model.get_params(deep=True).items():
+        if name == "y_bounds" or name.endswith("__y_bounds"):
+            return float(value[0]), float(value[1])
+    raise TypeError(
+        f"{type(model).__name__} is a regressor without y_bounds: its validation "
+        "score has no public bound."
+    )
+
+
+def validation_score(model, X_val, y_val, *, regression):
+    """The score report-noisy-max compares: a sum over the validation rows of a
+    per-row score in ``[0, 1]``, so that it has sensitivity 1.
+
+    A classifier's is the number of correct predictions. A regressor's is
+    ``sum_i 1 - ((clip(p_i) - clip(y_i)) / (high - low))^2`` with the public
+    ``y_bounds = (low, high)`` of the model: each term lies in ``[0, 1]``, so
+    adding or removing a validation row moves every candidate's score by a value
+    in ``[0, 1]`` in the same direction (a monotone utility, as the counts), and
+    replacing one moves each by at most 1: the mechanism's sensitivity and scales
+    are those of the counts. Maximising it minimises the clipped squared error,
+    i.e. maximises a clipped R^2 on the validation part. A non-finite term (a NaN
+    target) counts 0.
+
+    Parameters
+    ----------
+    model : fitted estimator
+    X_val : array-like of shape (n_val, n_features)
+    y_val : ndarray of shape (n_val,)
+    regression : bool
+        Whether the search tunes a regressor (decided once, from the estimator).
+
+    Returns
+    -------
+    score : float
+    """
+    pred = model.predict(X_val)
+    if not regression:
+        return float(np.sum(pred == y_val))
+    low, high = _target_bounds(model)
+    target = np.clip(np.asarray(y_val, dtype=float), low, high)
+    error = (np.clip(np.asarray(pred, dtype=float), low, high) - target) / (high - low)
+    terms = 1.0 - error**2
+    return float(np.sum(np.where(np.isfinite(terms), terms, 0.0)))
