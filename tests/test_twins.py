@@ -16,8 +16,13 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from sklearn_dpgd import DPHuberSVM, DPLogisticRegression
-from sklearn_dpgd._engine import _kernels, _oracle, _twins
+from sklearn_dpgd import (
+    DPHuberRegressor,
+    DPHuberSVM,
+    DPLinearRegression,
+    DPLogisticRegression,
+)
+from sklearn_dpgd._engine import _kernels, _losses, _oracle, _twins
 from sklearn_dpgd._engine._losses import HUBER_HINGE, LOGISTIC
 from sklearn_dpgd.schedules import LineSearchSchedule
 
@@ -237,3 +242,40 @@ def test_an_unknown_loss_code_is_refused():
     norms = _twins.row_norms(X, True)
     with pytest.raises(ValueError, match="loss code 7"):
         _twins.clipped_gradient_sum(X, y, W, b, norms, None, True, 1.0, 7, 0.5)
+
+
+@pytest.mark.parametrize("loss", [_losses.SQUARED, _losses.HUBER])
+def test_regression_losses_match_the_kernels(loss):
+    X, _, W, b = _data(seed=4)
+    y = np.random.default_rng(5).uniform(-1, 1, X.shape[0])
+    norms = _twins.row_norms(X, True)
+    rows = np.arange(0, X.shape[0], 3, dtype=np.int64)
+    for r in (None, rows):
+        got = _twins.clipped_gradient_sum(X, y, W, b, norms, r, True, 0.5, loss, 0.25)
+        kernel = _kernels.clipped_gradient_sum(
+            X, y, W, b, norms, r, True, 0.5, loss, 0.25
+        )
+        np.testing.assert_allclose(got, kernel, rtol=1e-12, atol=1e-12)
+    D, db, etas = np.ones_like(W), np.ones(1), np.array([0.0, 0.1, 1.0])
+    got = _twins.clipped_objective_along(
+        X, y, W, b, D, db, etas, rows, True, 2.0, loss, 0.25
+    )
+    kernel = _kernels.clipped_objective_along(
+        X, y, W, b, D, db, etas, rows, True, 2.0, loss, 0.25
+    )
+    np.testing.assert_allclose(got, kernel, rtol=1e-12)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn_dpgd.exceptions.PrivacyLeakWarning")
+@pytest.mark.parametrize("cls", [DPLinearRegression, DPHuberRegressor])
+def test_regressors_on_both_sides_of_the_threshold_agree(monkeypatch, cls):
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((300, 4)) / 2
+    y = X @ np.array([1.0, -2.0, 0.5, 0.0]) + 0.1 * rng.standard_normal(300)
+    used = _backends(monkeypatch)
+    fits = []
+    for threshold in (X.size, X.size - 1):
+        monkeypatch.setattr(_twins, "SMALL_WORK", threshold)
+        fits.append(_fit_vector(cls(y_bounds=(-5, 5), random_state=0).fit(X, y)))
+    assert used == ["SmallRows", "LocalRows"]
+    np.testing.assert_allclose(fits[0], fits[1], rtol=1e-10, atol=1e-12)

@@ -127,6 +127,7 @@ def _regression_residual(M0, y, loss, h):
 
 def _example_losses(Z0, y, loss, h):
     """Per-row loss at margins ``Z0`` (K == 1): regression, or the signed margin's."""
+    _check_loss(loss)
     if loss >= REGRESSION:
         r = np.abs(Z0 - y)
         if loss == HUBER:
@@ -143,6 +144,7 @@ def _signs(y, K):
 
 def _residuals(M, y, loss, h):
     """``d loss / d margin`` (n_rows, K) and its row norms (the kernels' rule)."""
+    _check_loss(loss)
     K = M.shape[1]
     if K == 1:
         if loss >= REGRESSION:
