@@ -5,7 +5,12 @@ by Gaussian differential privacy.
 """
 
 from .baselines import OutputPerturbationClassifier, PhasedLocalizationClassifier
-from .exceptions import BudgetExhaustedError, PrivacyLeakWarning, WeakPrivacyWarning
+from .exceptions import (
+    BudgetExhaustedError,
+    PrivacyLeakWarning,
+    UtilityWarning,
+    WeakPrivacyWarning,
+)
 from .linear_model import DPHuberSVM, DPLogisticRegression
 from .schedules import (
     AdaptiveStepSchedule,
@@ -37,6 +42,7 @@ __all__ = [
     "StepDecaySchedule",
     "TimeDecaySchedule",
     "UniformSchedule",
+    "UtilityWarning",
     "WeakPrivacyWarning",
     "__version__",
 ]

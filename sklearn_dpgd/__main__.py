@@ -22,7 +22,12 @@ from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import train_test_split
 
-from . import DPLogisticRegression, ExponentialDecaySchedule, UniformSchedule
+from . import (
+    DPLogisticRegression,
+    ExponentialDecaySchedule,
+    UniformSchedule,
+    UtilityWarning,
+)
 from .datasets import load_benchmark_split, paper_preprocessor, private_pipeline
 
 EPSILONS = (0.1, 0.5, 1.0, 2.0, 4.0)
@@ -190,6 +195,8 @@ def main(argv=None):
             warnings.filterwarnings(
                 "ignore", message=r".*random_state=.* fixes the noise"
             )
+            # The table shows which cells are no better than the majority class.
+            warnings.filterwarnings("ignore", category=UtilityWarning)
             run(args.dataset, args.data_home, args.epsilons, args.delta, args.seeds)
     except (OSError, ValueError) as exc:  # missing or corrupt data files
         parser.exit(2, f"error: {exc}\n")

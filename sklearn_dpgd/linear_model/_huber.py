@@ -121,6 +121,7 @@ class DPHuberSVM(_BaseDPLinearClassifier):
         random_state=None,
         secure_mode=False,
         verbose=0,
+        utility_diagnostics=True,
     ):
         self.epsilon = epsilon
         self.delta = delta
@@ -148,6 +149,7 @@ class DPHuberSVM(_BaseDPLinearClassifier):
         self.random_state = random_state
         self.secure_mode = secure_mode
         self.verbose = verbose
+        self.utility_diagnostics = utility_diagnostics
 
     def _huber_width(self):
         return float(self.h)

@@ -130,6 +130,7 @@ class DPLogisticRegression(_BaseDPLinearClassifier):
         random_state=None,
         secure_mode=False,
         verbose=0,
+        utility_diagnostics=True,
     ):
         self.epsilon = epsilon
         self.delta = delta
@@ -157,6 +158,7 @@ class DPLogisticRegression(_BaseDPLinearClassifier):
         self.random_state = random_state
         self.secure_mode = secure_mode
         self.verbose = verbose
+        self.utility_diagnostics = utility_diagnostics
 
     def _resolve_calibration(self, n_outputs, full_batch, signal):
         available = n_outputs == 1 and full_batch
