@@ -80,6 +80,8 @@ class _BaseDPLinearClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEst
     """Shared fit/predict of the private linear classifiers (one loss per subclass)."""
 
     _loss = None  # key of _losses.LOSS_CODES, set by subclasses
+    # Pickles from before the parameter existed keep get_params and refit (default).
+    utility_diagnostics = True
 
     _parameter_constraints = {
         "epsilon": [Interval(Real, 0, None, closed="neither")],

@@ -219,9 +219,9 @@ _PARAMS_OPTIMISER = """\
         read a row and recorded in ``ledger_``; the training keeps
         ``sqrt(0.99)`` of its ``mu`` and ``epsilon_`` is unchanged. False gives
         their share to the training. They run on full-batch fits with a
-        data-independent schedule (not with ``batch_size``, adaptive schedules,
-        Dask input or ``solver="snowball"``). A free check from public
-        quantities (``mu m / sqrt(d')`` below a measured threshold) warns
+        data-independent schedule (Dask input included; not with
+        ``batch_size``, adaptive schedules or ``solver="snowball"``). A free
+        check from public quantities (``mu m / d'`` below a measured threshold) warns
         either way (user guide, "Getting good accuracy")."""
 
 _ATTRIBUTES = """\

@@ -142,7 +142,14 @@ def warn_low_signal(unit, *, epsilon, n_samples, n_features, stacklevel):
 def _row_norms(X):
     if sp.issparse(X):
         return np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
-    return np.linalg.norm(np.asarray(X, dtype=np.float64), axis=1)
+    if isinstance(X, np.ndarray) or not hasattr(X, "compute"):
+        return np.linalg.norm(np.asarray(X, dtype=np.float64), axis=1)
+    return np.sqrt((X.astype(np.float64) ** 2).sum(axis=1))  # Dask: lazy, by chunk
+
+
+def _computed(value):
+    """A Dask result computed where its chunks live; NumPy values as they are."""
+    return value.compute() if hasattr(value, "compute") else value
 
 
 def check_row_norms(
@@ -177,7 +184,7 @@ def check_row_norms(
     """
     privacy_filter.charge(GaussianSteps(noise_multiplier))
     limit = ROW_NORM_LIMIT * max(1.0, float(clip_norm))
-    count = np.count_nonzero(_row_norms(X) > limit)
+    count = int(_computed((_row_norms(X) > limit).sum()))
     noisy = count + noise_multiplier * float(rng.standard_normal())
     if noisy > 0.5 * n_samples:
         warn_once(
@@ -213,7 +220,9 @@ def noisy_class_counts(predicted, n_classes, *, neighboring, noise_multiplier, r
     counts : ndarray of shape (n_classes,)
         Noisy counts (float; a private release).
     """
-    counts = np.bincount(predicted, minlength=n_classes).astype(float)
+    counts = np.asarray(
+        _computed(np.bincount(predicted, minlength=n_classes)), dtype=float
+    )
     std = _HISTOGRAM_SENSITIVITY[neighboring] * noise_multiplier
     return counts + std * np.asarray(rng.standard_normal(n_classes), dtype=float)
 
@@ -314,8 +323,8 @@ def utility_checks(est, X, *, n_outputs, mu, mu_train, adaptive, rng, n_samples)
         run on the training's filter before the steps) and ``after(coef,
         intercept, privacy_filter=...)`` (the predicted classes, after them);
         None when ``utility_diagnostics=False`` or the fit is not full-batch
-        with a data-independent schedule (subsampled, adaptive and Dask fits
-        spend the whole budget on training).
+        with a data-independent schedule (subsampled and adaptive fits spend
+        the whole budget on training; Dask input is counted chunk by chunk).
     mu_train : float
         The training's GDP budget, less :data:`DIAGNOSTICS_SHARE` of ``mu^2``
         when the diagnostics run.
@@ -329,8 +338,6 @@ def utility_checks(est, X, *, n_outputs, mu, mu_train, adaptive, rng, n_samples)
         stacklevel=5,
     )
     if not (est.utility_diagnostics and not adaptive and est.batch_size is None):
-        return None, mu_train
-    if not (isinstance(X, np.ndarray) or sp.issparse(X)):  # Dask: chunks elsewhere
         return None, mu_train
     z = diagnostics_noise_multiplier(mu)
     common = {"noise_multiplier": z, "rng": rng, "n_samples": n_samples}
