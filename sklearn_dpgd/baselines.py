@@ -410,17 +410,21 @@ class OutputPerturbationClassifier(_BaselineClassifier):
     --------
     >>> from sklearn.datasets import load_breast_cancer
     >>> from sklearn.pipeline import make_pipeline
-    >>> from sklearn.preprocessing import MinMaxScaler, Normalizer
+    >>> import numpy as np
+    >>> from sklearn.preprocessing import FunctionTransformer, Normalizer
+    >>> from sklearn_dpgd.preprocessing import DPStandardScaler
     >>> from sklearn_dpgd import OutputPerturbationClassifier
     >>> X, y = load_breast_cancer(return_X_y=True)
     >>> clf = make_pipeline(
-    ...     MinMaxScaler(), Normalizer(),
+    ...     FunctionTransformer(np.log1p),  # private scaling, public range
+    ...     DPStandardScaler(bounds=(0.0, 9.0), epsilon=0.1, random_state=0),
+    ...     Normalizer(),
     ...     OutputPerturbationClassifier(
-    ...         epsilon=1.0, delta=1e-5, classes=[0, 1], public_n_samples=500
+    ...         epsilon=0.9, delta=1e-5, classes=[0, 1], public_n_samples=500
     ...     ),
     ... ).fit(X, y)
-    >>> bool(clf[-1].epsilon_ <= 1.0)
-    True
+    >>> round(clf[1].epsilon_ + clf[-1].epsilon_, 6)  # scaler + classifier
+    1.0
     """
 
     _parameter_constraints = {
@@ -682,13 +686,17 @@ class PhasedLocalizationClassifier(_BaselineClassifier):
     --------
     >>> from sklearn.datasets import load_breast_cancer
     >>> from sklearn.pipeline import make_pipeline
-    >>> from sklearn.preprocessing import MinMaxScaler, Normalizer
+    >>> import numpy as np
+    >>> from sklearn.preprocessing import FunctionTransformer, Normalizer
+    >>> from sklearn_dpgd.preprocessing import DPStandardScaler
     >>> from sklearn_dpgd import PhasedLocalizationClassifier
     >>> X, y = load_breast_cancer(return_X_y=True)
     >>> clf = make_pipeline(
-    ...     MinMaxScaler(), Normalizer(),
+    ...     FunctionTransformer(np.log1p),  # private scaling, public range
+    ...     DPStandardScaler(bounds=(0.0, 9.0), epsilon=0.1, random_state=0),
+    ...     Normalizer(),
     ...     PhasedLocalizationClassifier(
-    ...         epsilon=1.0, delta=1e-5, classes=[0, 1], public_n_samples=500
+    ...         epsilon=0.9, delta=1e-5, classes=[0, 1], public_n_samples=500
     ...     ),
     ... ).fit(X, y)
     >>> clf[-1].phase_sizes_[:3].tolist()
