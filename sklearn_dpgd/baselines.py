@@ -64,9 +64,8 @@ from .exceptions import WeakPrivacyWarning
 
 __all__ = ["OutputPerturbationClassifier", "PhasedLocalizationClassifier"]
 
-# Sensitivity factor f of the regularised minimiser with the public divisor m:
-# L / (m alpha) when a row is added or removed, 2 L / (m alpha) when one is replaced
-# (see OutputPerturbationClassifier).
+# Sensitivity factor f of the regularised minimiser, public divisor m: L / (m alpha)
+# (add/remove one row), 2 L / (m alpha) (replace one); see OutputPerturbationClassifier.
 _OUTPUT_FACTOR = SENSITIVITY_FACTOR
 
 # Comparator norm R of the automatic penalty (see OutputPerturbationClassifier).
@@ -412,14 +411,12 @@ class OutputPerturbationClassifier(_BaselineClassifier):
     >>> from sklearn.pipeline import make_pipeline
     >>> import numpy as np
     >>> from sklearn.preprocessing import FunctionTransformer, Normalizer
-    >>> from sklearn_dpgd.preprocessing import DPStandardScaler
-    >>> from sklearn_dpgd import OutputPerturbationClassifier
+    >>> from sklearn_dpgd import OutputPerturbationClassifier, preprocessing
     >>> X, y = load_breast_cancer(return_X_y=True)
     >>> clf = make_pipeline(
-    ...     FunctionTransformer(np.log1p),  # private scaling, public range
-    ...     DPStandardScaler(bounds=(0.0, 9.0), epsilon=0.1, random_state=0),
-    ...     Normalizer(),
-    ...     OutputPerturbationClassifier(
+    ...     FunctionTransformer(np.log1p),
+    ...     preprocessing.DPStandardScaler((0, 9), epsilon=0.1),
+    ...     Normalizer(), OutputPerturbationClassifier(
     ...         epsilon=0.9, delta=1e-5, classes=[0, 1], public_n_samples=500
     ...     ),
     ... ).fit(X, y)
@@ -688,14 +685,12 @@ class PhasedLocalizationClassifier(_BaselineClassifier):
     >>> from sklearn.pipeline import make_pipeline
     >>> import numpy as np
     >>> from sklearn.preprocessing import FunctionTransformer, Normalizer
-    >>> from sklearn_dpgd.preprocessing import DPStandardScaler
-    >>> from sklearn_dpgd import PhasedLocalizationClassifier
+    >>> from sklearn_dpgd import PhasedLocalizationClassifier, preprocessing
     >>> X, y = load_breast_cancer(return_X_y=True)
     >>> clf = make_pipeline(
-    ...     FunctionTransformer(np.log1p),  # private scaling, public range
-    ...     DPStandardScaler(bounds=(0.0, 9.0), epsilon=0.1, random_state=0),
-    ...     Normalizer(),
-    ...     PhasedLocalizationClassifier(
+    ...     FunctionTransformer(np.log1p),
+    ...     preprocessing.DPStandardScaler((0, 9), epsilon=0.1),
+    ...     Normalizer(), PhasedLocalizationClassifier(
     ...         epsilon=0.9, delta=1e-5, classes=[0, 1], public_n_samples=500
     ...     ),
     ... ).fit(X, y)
