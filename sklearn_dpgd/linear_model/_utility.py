@@ -337,7 +337,9 @@ def utility_checks(est, X, *, n_outputs, mu, mu_train, adaptive, rng, n_samples)
         n_features=X.shape[1],
         stacklevel=5,
     )
-    if not (est.utility_diagnostics and not adaptive and est.batch_size is None):
+    # Full batch: no batch_size, or one that samples every row (rate 1).
+    full_batch = est.batch_size is None or est.batch_size >= n_samples
+    if not (est.utility_diagnostics and not adaptive and full_batch):
         return None, mu_train
     z = diagnostics_noise_multiplier(mu)
     common = {"noise_multiplier": z, "rng": rng, "n_samples": n_samples}
