@@ -46,13 +46,22 @@ if args.adult:
 else:
     from sklearn.datasets import load_breast_cancer
     from sklearn.pipeline import make_pipeline
-    from sklearn.preprocessing import MinMaxScaler, Normalizer
+    from sklearn.preprocessing import FunctionTransformer, Normalizer
+
+    from sklearn_dpgd.preprocessing import DPStandardScaler
 
     X, y = load_breast_cancer(return_X_y=True)
     X_train, X_test, y_train, y_test = train_test_split(
         X, y, test_size=0.2, stratify=y, random_state=0
     )
-    pre = make_pipeline(MinMaxScaler(clip=True), Normalizer())
+    # Private preprocessing: log1p, DP standardisation, unit-norm rows.
+    pre = make_pipeline(
+        FunctionTransformer(np.log1p),  # value by value: reads no statistic
+        # A DP mean and variance of every column inside one public range, on its own
+        # budget (spent once, before the classifiers' budgets below).
+        DPStandardScaler(bounds=(0.0, 9.0), epsilon=0.2, delta=1e-8, random_state=0),
+        Normalizer(),  # unit-norm rows, row by row
+    )
     description = "breast cancer (scikit-learn), 80/20 split"
 pre = pre.fit(X_train)
 X_train, X_test = pre.transform(X_train), pre.transform(X_test)

@@ -20,7 +20,8 @@ import warnings
 import matplotlib.pyplot as plt
 import numpy as np
 from sklearn.datasets import load_breast_cancer
-from sklearn.preprocessing import MinMaxScaler, Normalizer
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import FunctionTransformer, Normalizer
 
 from sklearn_dpgd import DPLogisticRegression
 from sklearn_dpgd.accounting import (
@@ -31,13 +32,21 @@ from sklearn_dpgd.accounting import (
     ledger_epsilon,
     zcdp_epsilon,
 )
+from sklearn_dpgd.preprocessing import DPStandardScaler
 
 # Fixed seeds make this example reproducible. They also make the noise subtractable
 # by anyone who knows them, so they warn; never use one for a release.
 warnings.filterwarnings("ignore", message=r".*random_state=.* fixes the noise")
 
 X, y = load_breast_cancer(return_X_y=True)
-X = Normalizer().fit_transform(MinMaxScaler().fit_transform(X))
+# Private preprocessing, on its own budget (not part of the ledgers audited below).
+X = make_pipeline(
+    FunctionTransformer(np.log1p),  # value by value: reads no statistic
+    # A DP mean and variance of every column inside one public range, on its own
+    # budget (spent once, before the classifiers' budgets below).
+    DPStandardScaler(bounds=(0.0, 9.0), epsilon=0.2, delta=1e-8, random_state=0),
+    Normalizer(),  # unit-norm rows, row by row
+).fit_transform(X)
 delta = 1e-5
 
 full = DPLogisticRegression(epsilon=1.0, delta=delta, classes=[0, 1], random_state=0)
@@ -52,12 +61,14 @@ mini = DPLogisticRegression(
 ).fit(X, y)
 
 # %%
-# Full batch: the ledger is one run of identical Gaussian steps. GDP composes them
-# in closed form, and the exact conversion gives ``epsilon_`` back. RDP and PLD are
-# upper bounds on the same curve: slightly larger.
+# Full batch: the ledger is runs of Gaussian steps. GDP composes them in closed
+# form, and the exact conversion gives ``epsilon_`` back. RDP and PLD are upper
+# bounds on the same curve: slightly larger.
 print("ledger:", full.ledger_)
 # Under add/remove-one neighbouring the first entry is the noisy count of the rows
-# (the public size, ``public_n_samples_``); it is part of the spend.
+# (the public size, ``public_n_samples_``); the second and the last are the
+# utility diagnostics' noisy counts (``utility_diagnostics``: unscaled rows before
+# the training steps, predicted classes after them). All are part of the spend.
 mu = gdp_mu_from_noise_multipliers(
     np.concatenate([np.full(s.count, s.noise_multiplier) for s in full.ledger_])
 )

@@ -6,7 +6,12 @@ by Gaussian differential privacy.
 """
 
 from .baselines import OutputPerturbationClassifier, PhasedLocalizationClassifier
-from .exceptions import BudgetExhaustedError, PrivacyLeakWarning, WeakPrivacyWarning
+from .exceptions import (
+    BudgetExhaustedError,
+    PrivacyLeakWarning,
+    UtilityWarning,
+    WeakPrivacyWarning,
+)
 from .linear_model import (
     DPHuberRegressor,
     DPHuberSVM,
@@ -45,6 +50,7 @@ __all__ = [
     "StepDecaySchedule",
     "TimeDecaySchedule",
     "UniformSchedule",
+    "UtilityWarning",
     "WeakPrivacyWarning",
     "__version__",
 ]

@@ -64,9 +64,8 @@ from .exceptions import WeakPrivacyWarning
 
 __all__ = ["OutputPerturbationClassifier", "PhasedLocalizationClassifier"]
 
-# Sensitivity factor f of the regularised minimiser with the public divisor m:
-# L / (m alpha) when a row is added or removed, 2 L / (m alpha) when one is replaced
-# (see OutputPerturbationClassifier).
+# Sensitivity factor f of the regularised minimiser, public divisor m: L / (m alpha)
+# (add/remove one row), 2 L / (m alpha) (replace one); see OutputPerturbationClassifier.
 _OUTPUT_FACTOR = SENSITIVITY_FACTOR
 
 # Comparator norm R of the automatic penalty (see OutputPerturbationClassifier).
@@ -411,17 +410,19 @@ class OutputPerturbationClassifier(_BaselineClassifier):
     --------
     >>> from sklearn.datasets import load_breast_cancer
     >>> from sklearn.pipeline import make_pipeline
-    >>> from sklearn.preprocessing import MinMaxScaler, Normalizer
-    >>> from sklearn_dpgd import OutputPerturbationClassifier
+    >>> import numpy as np
+    >>> from sklearn.preprocessing import FunctionTransformer, Normalizer
+    >>> from sklearn_dpgd import OutputPerturbationClassifier, preprocessing
     >>> X, y = load_breast_cancer(return_X_y=True)
     >>> clf = make_pipeline(
-    ...     MinMaxScaler(), Normalizer(),
-    ...     OutputPerturbationClassifier(
-    ...         epsilon=1.0, delta=1e-5, classes=[0, 1], public_n_samples=500
+    ...     FunctionTransformer(np.log1p),
+    ...     preprocessing.DPStandardScaler((0, 9), epsilon=0.1),
+    ...     Normalizer(), OutputPerturbationClassifier(
+    ...         epsilon=0.9, delta=1e-5, classes=[0, 1], public_n_samples=500
     ...     ),
     ... ).fit(X, y)
-    >>> bool(clf[-1].epsilon_ <= 1.0)
-    True
+    >>> round(clf[1].epsilon_ + clf[-1].epsilon_, 6)  # scaler + classifier
+    1.0
     """
 
     _parameter_constraints = {
@@ -683,13 +684,15 @@ class PhasedLocalizationClassifier(_BaselineClassifier):
     --------
     >>> from sklearn.datasets import load_breast_cancer
     >>> from sklearn.pipeline import make_pipeline
-    >>> from sklearn.preprocessing import MinMaxScaler, Normalizer
-    >>> from sklearn_dpgd import PhasedLocalizationClassifier
+    >>> import numpy as np
+    >>> from sklearn.preprocessing import FunctionTransformer, Normalizer
+    >>> from sklearn_dpgd import PhasedLocalizationClassifier, preprocessing
     >>> X, y = load_breast_cancer(return_X_y=True)
     >>> clf = make_pipeline(
-    ...     MinMaxScaler(), Normalizer(),
-    ...     PhasedLocalizationClassifier(
-    ...         epsilon=1.0, delta=1e-5, classes=[0, 1], public_n_samples=500
+    ...     FunctionTransformer(np.log1p),
+    ...     preprocessing.DPStandardScaler((0, 9), epsilon=0.1),
+    ...     Normalizer(), PhasedLocalizationClassifier(
+    ...         epsilon=0.9, delta=1e-5, classes=[0, 1], public_n_samples=500
     ...     ),
     ... ).fit(X, y)
     >>> clf[-1].phase_sizes_[:3].tolist()

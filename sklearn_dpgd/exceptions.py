@@ -5,6 +5,7 @@ __all__ = [
     "PrivacyLeakError",
     "PrivacyLeakWarning",
     "UnrecordedFitError",
+    "UtilityWarning",
     "WeakPrivacyWarning",
 ]
 
@@ -37,6 +38,20 @@ class WeakPrivacyWarning(UserWarning):
     Raised when ``delta >= 1 / n_samples``: a mechanism that publishes one random row
     in full satisfies ``(0, 1/n)``-differential privacy, so such a delta does not
     protect individuals (Dwork & Roth 2014, Sec. 2.3).
+    """
+
+
+class UtilityWarning(UserWarning):
+    """The fit is likely useless: its accuracy near that of a majority-class guess.
+
+    Raised by the private classifiers' ``fit``, with the cause and the remedy in
+    its message, when the budget's signal-to-noise (public quantities only) is
+    below the level where measured accuracy fell to the majority class's, when a
+    noisy count finds most rows unscaled, or when noisy counts show that the
+    model predicts one class for almost every training row. The last two are
+    private diagnostics charged to the fit's budget (``utility_diagnostics``;
+    user guide, "Getting good accuracy"). The message quotes only public and
+    noisy values.
     """
 
 

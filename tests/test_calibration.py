@@ -28,6 +28,7 @@ from sklearn_dpgd.linear_model._calibration import (
     calibration_noise_multiplier,
     temperature_scale,
 )
+from sklearn_dpgd.linear_model._utility import DIAGNOSTICS_SHARE
 from sklearn_dpgd.schedules import PURSchedule
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
@@ -172,14 +173,17 @@ def test_temperature_spends_its_share_and_no_more(wide_rows):
     clf = _wide_fit(X, y)
     mu = gdp_mu(4.0, 1e-8)
     z_cal = calibration_noise_multiplier(mu)
-    # The last record is the calibration: N_STEPS steps worth sqrt(0.02) mu.
-    assert clf.ledger_[-1] == GaussianSteps(z_cal, count=N_STEPS)
+    # The calibration's record, N_STEPS steps worth sqrt(0.02) mu, comes just
+    # before the last one, the utility diagnostic's count of predicted classes.
+    assert clf.ledger_[-2] == GaussianSteps(z_cal, count=N_STEPS)
     assert math.sqrt(N_STEPS) / z_cal == pytest.approx(
         math.sqrt(CALIBRATION_SHARE) * mu, rel=1e-12
     )
-    # The training steps got the rest, and the whole fit is mu-GDP.
+    # The training steps got the rest (less the diagnostics' 1%), and the
+    # whole fit is mu-GDP.
     train_mu = gdp_mu_from_noise_multipliers(clf.noise_multipliers_)
-    assert train_mu == pytest.approx(math.sqrt(1 - CALIBRATION_SHARE) * mu, rel=1e-6)
+    rest = 1 - CALIBRATION_SHARE - DIAGNOSTICS_SHARE
+    assert train_mu == pytest.approx(math.sqrt(rest) * mu, rel=1e-6)
     assert clf.noise_multipliers_.shape == (clf.n_iter_,)
     assert clf.mu_ == pytest.approx(mu, rel=1e-9) and clf.mu_ <= mu
     assert clf.epsilon_ <= 4.0

@@ -74,7 +74,10 @@ def test_search_spends_what_ran_with_threaded_private_steps(kind, share):
             search.ledger_.epsilon(DELTA), rel=1e-12
         )
         spent[n_jobs] = (search.epsilon_, len(search.ledger_.entries))
-    assert spent[2] == spent[None]
+    # The same records; their composition order may differ between threads,
+    # which moves the float sum in its last digits.
+    assert spent[2][1] == spent[None][1]
+    assert spent[2][0] == pytest.approx(spent[None][0], rel=1e-12)
     assert spent[2][0] == pytest.approx(1.0, rel=1e-6)
 
 

@@ -21,6 +21,7 @@ from sklearn_dpgd.accounting import (
 )
 from sklearn_dpgd.pipeline import (
     PrivatePipeline,
+    find_privacy_leaks,
     make_private_pipeline,
 )
 from sklearn_dpgd.preprocessing import (
@@ -260,3 +261,85 @@ def test_fitted_attributes_before_fit_raise_not_fitted(est):
     with pytest.raises(NotFittedError, match="not fitted yet"):
         est.epsilon_  # noqa: B018
     assert not hasattr(est, "ledger_")
+
+
+def _rare_column():
+    """500 "a", 300 "b", 40 "c" and 3 "d" in one column."""
+    values = ["a"] * 500 + ["b"] * 300 + ["c"] * 40 + ["d"] * 3
+    return np.array(values, dtype=object).reshape(-1, 1)
+
+
+@pytest.mark.parametrize(
+    "rule, frequent, rare",
+    [
+        ({"min_frequency": 100}, ["a", "b"], ["c"]),
+        ({"min_frequency": 0.1}, ["a", "b"], ["c"]),  # 40 / 843 < 0.1
+        ({"max_categories": 2}, ["a"], ["b", "c"]),  # "other" is the second
+        ({"min_frequency": 20, "max_categories": 3}, ["a", "b"], ["c"]),
+    ],
+)
+def test_onehot_groups_rare_private_categories_into_other(rule, frequent, rare):
+    X = _rare_column()
+    enc = DPOneHotEncoder(epsilon=2.0, delta=1e-6, random_state=0, **rule)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        Xt = enc.fit_transform(X)
+    # "d" (3 rows) is below the stable histogram's threshold: never released.
+    assert list(enc.categories_[0]) == frequent
+    assert list(enc.infrequent_categories_[0]) == rare
+    assert Xt.shape == (843, len(frequent) + 1)
+    # Rare and unknown values land in the other column.
+    other = enc.transform(np.array([["c"], ["zzz"]], dtype=object))
+    assert np.all(other[:, -1] == 1.0)
+    # The frequency rules read the histogram's noisy counts: no extra budget.
+    assert enc.epsilon_ == 2.0
+
+
+def test_onehot_frequency_rule_on_declared_categories_is_a_charged_gaussian():
+    X = _rare_column()
+    declared = [["a", "b", "c", "d", "e"]]
+    plain = DPOneHotEncoder(declared)
+    assert not plain._reads_data()
+    enc = DPOneHotEncoder(
+        declared, min_frequency=100, epsilon=5.0, delta=1e-6, random_state=0
+    )
+    assert enc._reads_data() and enc._gdp_ledger_refusal() is None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        with PrivacyLedger() as ledger:
+            enc.fit(X)
+    mu = gdp_mu(5.0, 1e-6)
+    assert enc.ledger_ == (GaussianSteps(1.0 / mu),)
+    assert [e.source for e in ledger.entries] == ["DPOneHotEncoder"]
+    assert enc.epsilon_ == pytest.approx(5.0)
+    assert list(enc.categories_[0]) == ["a", "b"]
+    assert list(enc.infrequent_categories_[0]) == ["c", "d", "e"]
+    assert enc.noise_std_ == pytest.approx(1.0 / mu)
+    assert find_privacy_leaks(enc) == []
+
+
+def test_onehot_declared_counts_noise_doubles_its_square_under_replace():
+    # A replaced row moves one count to another in each of the d columns: L2
+    # sensitivity sqrt(2 d), against sqrt(d) under add/remove.
+    X = np.array([["a", "u"], ["b", "v"]] * 50, dtype=object)
+    declared = [["a", "b"], ["u", "v"]]
+    stds = {}
+    for relation in ("add_remove", "replace"):
+        enc = DPOneHotEncoder(
+            declared, max_categories=2, neighboring=relation, random_state=0
+        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", PrivacyLeakWarning)
+            stds[relation] = enc.fit(X).noise_std_
+    mu = gdp_mu(1.0, 1e-8)
+    assert stds["add_remove"] == pytest.approx(math.sqrt(2) / mu)
+    assert stds["replace"] == pytest.approx(2.0 / mu)
+
+
+@pytest.mark.parametrize(
+    "param, value",
+    [("min_frequency", 0), ("min_frequency", 1.5), ("max_categories", 1)],
+)
+def test_onehot_frequency_rules_are_validated(param, value):
+    with pytest.raises(ValueError, match=param):
+        DPOneHotEncoder(**{param: value}).fit(_rare_column())

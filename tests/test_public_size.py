@@ -117,7 +117,11 @@ def test_estimated_size_differs_only_through_the_count(data):
 def test_the_count_is_charged_and_composed(data):
     X, y = data
     epsilon, delta = 1.0, 1e-6
-    clf = _fit(DPLogisticRegression(epsilon=epsilon, delta=delta, classes=[0, 1]), X, y)
+    # Without the utility diagnostics (their 1% is tested in test_utility.py).
+    clf = DPLogisticRegression(
+        epsilon=epsilon, delta=delta, classes=[0, 1], utility_diagnostics=False
+    )
+    clf = _fit(clf, X, y)
     mu = gdp_mu(epsilon, delta)
     count = clf.ledger_[0]
     assert count == GaussianSteps(count_noise_multiplier(mu), 1.0, 1)
@@ -156,9 +160,12 @@ def test_minibatch_spend_includes_the_count(data):
 
 def test_replace_one_uses_the_exact_size_and_no_count(data):
     X, y = data
-    clf = _fit(DPLogisticRegression(neighboring="replace", classes=[0, 1]), X, y)
+    clf = DPLogisticRegression(
+        neighboring="replace", classes=[0, 1], utility_diagnostics=False
+    )
+    clf = _fit(clf, X, y)
     assert clf.public_n_samples_ == X.shape[0]
-    assert len(clf.ledger_) == 1  # the steps only
+    assert len(clf.ledger_) == 1  # the steps only (no utility diagnostics)
     assert clf.epsilon_ == pytest.approx(1.0, rel=1e-9)
 
 

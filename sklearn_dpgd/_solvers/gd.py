@@ -339,6 +339,7 @@ def solve(
     cap_epsilon=None,
     calibrate=None,
     l1=0.0,
+    diagnose=None,
 ):
     """Run :func:`noisy_gradient_descent` and account for it.
 
@@ -380,6 +381,10 @@ def solve(
         ``_calibration.py``); its scale is ``calibration_scale_``.
     l1 : float, default=0.0
         L1 penalty, by proximal steps (:func:`noisy_gradient_descent`).
+    diagnose : callable or None, default=None
+        ``diagnose(coef, intercept, privacy_filter=...)``, run last on the same
+        filter with the released arrays (the noisy counts of the predicted
+        classes of ``linear_model/_utility.py``); what it returns is ignored.
 
     Returns
     -------
@@ -405,6 +410,8 @@ def solve(
             coef, intercept, privacy_filter=privacy_filter
         )
     coef, intercept = model_arrays(coef, intercept, dtype, fit_intercept)
+    if diagnose is not None:
+        diagnose(coef, intercept, privacy_filter=privacy_filter)
     delta = float(delta)
     full_batch = isinstance(privacy_filter, GaussianPrivacyFilter)
     if full_batch:

@@ -110,3 +110,26 @@ _BANK_RANGES = {
     "x28": (-1, 300),  # contacts before this campaign
 }
 _BANK_N_FEATURES = 32
+
+# Breast cancer (Wisconsin Diagnostic; Street, Wolberg & Mangasarian 1993): the 10
+# measurements of a cell nucleus, each as the mean, standard error and worst value
+# over the nuclei of an image (columns 0-9, 10-19, 20-29 of scikit-learn's
+# load_breast_cancer). Upper ends are round numbers from what each measurement is
+# (pixels of a digitised image, 8-bit grey levels, ratios), one range for the
+# mean, error and worst columns; every value is >= 0. They were set knowing the
+# data dictionary's min/max table (computed on the whole data set), which they
+# contain with a margin of 2 to 30; the recipe's accuracy barely moves when they
+# are 4 times wider (benchmarks/bench_recipes.py).
+_BREAST_CANCER_UPPER = (
+    50.0,  # radius: mean distance from the centre to the boundary, in pixels
+    100.0,  # texture: standard deviation of 8-bit grey levels (at most 127.5)
+    400.0,  # perimeter, in pixels (4 radii of 50: a circle needs 2 pi)
+    8000.0,  # area, in square pixels (pi 50^2 ~ 7854)
+    0.5,  # smoothness: local variation of radius lengths, relative
+    2.0,  # compactness: perimeter^2 / area - 1, scaled
+    2.0,  # concavity: severity of concave portions of the contour
+    1.0,  # concave points: share of the contour's points in concavities
+    1.0,  # symmetry: relative difference of lengths across the major axis
+    0.5,  # fractal dimension: coastline approximation - 1
+)
+_BREAST_CANCER_N_FEATURES = 30

@@ -33,7 +33,6 @@ from .._solvers import adaptive as adaptive_solver
 from .._solvers import gd as gd_solver
 from .._solvers import snowball as snowball_solver
 from .._validation import validate_fit_data
-from .._warnings import warn_once
 from ..accounting import (
     EpsilonDeltaRecord,
     GaussianSteps,
@@ -41,7 +40,6 @@ from ..accounting import (
     gdp_epsilon,
     gdp_mu,
 )
-from ..exceptions import WeakPrivacyWarning
 from ..schedules import (
     AdaptiveSchedule,
     NoiseSchedule,
@@ -61,6 +59,7 @@ from ._calibration import (
     temperature_scale,
 )
 from ._penalty import check_penalty, penalty_strength
+from ._utility import utility_checks, warn_weak_delta
 from ._weights import (
     check_sample_weight,
     check_weight_settings,
@@ -85,6 +84,8 @@ class _BaseDPLinearModel(NotFittedAttributesMixin, BaseEstimator):
     """
 
     _loss = None  # key of _losses.LOSS_CODES, set by subclasses
+    # Pickles from before the parameter existed keep get_params and refit (default).
+    utility_diagnostics = True
 
     _parameter_constraints = {
         "epsilon": [Interval(Real, 0, None, closed="neither")],
@@ -115,6 +116,7 @@ class _BaseDPLinearModel(NotFittedAttributesMixin, BaseEstimator):
         "random_state": ["random_state"],
         "secure_mode": ["boolean"],
         "verbose": ["verbose"],
+        "utility_diagnostics": ["boolean"],
     }
 
     def _huber_width(self):
@@ -365,6 +367,10 @@ class _BaseDPLinearModel(NotFittedAttributesMixin, BaseEstimator):
         class_weights, z_class, penalty = self._class_weights(y_index, mu, rng)
         if z_class is not None:  # its share of mu**2 comes off the training's
             mu_train = math.sqrt(mu_train**2 - z_class**-2)
+        diagnostics, mu_train = utility_checks(
+            self, X, n_outputs=n_outputs, mu=mu, mu_train=mu_train,
+            adaptive=adaptive, rng=rng, n_samples=m,
+        )  # fmt: skip
         calibrate, normalized, context = self._setting(
             schedule, mu, mu_train, z_count, m, X.shape[1], n_outputs
         )
@@ -417,6 +423,7 @@ class _BaseDPLinearModel(NotFittedAttributesMixin, BaseEstimator):
                 z_class=z_class,
                 dtype=X.dtype,
                 l1=l1,
+                diagnostics=diagnostics,
             )
             # An adaptively chosen plan is recorded by the guarantee its filter
             # enforced (composing its steps as if fixed in advance would
@@ -477,7 +484,7 @@ class _BaseDPLinearModel(NotFittedAttributesMixin, BaseEstimator):
             rng=rng,
         )
         # From here on only the public size m is used; n_rows is never read again.
-        self._warn_weak_delta(size.n_samples)
+        warn_weak_delta(self.delta, size.n_samples)
         return size.n_samples
 
     def _oracle_factory(self, X, y_index, context, rng, weights=None, max_weight=1.0):
@@ -563,11 +570,13 @@ class _BaseDPLinearModel(NotFittedAttributesMixin, BaseEstimator):
         dtype,
         z_class=None,
         l1=0.0,
+        diagnostics=None,
     ):
         """Plan a data-independent schedule, fit it to the budget, run it.
 
         ``calibration`` is None or ``calibration(coef, intercept,
-        privacy_filter=...)``; ``z_count`` the count's noise multiplier or None.
+        privacy_filter=...)``; ``z_count`` the count's noise multiplier or None;
+        ``diagnostics`` None or the hooks of ``_utility.utility_checks``.
         """
         n_steps = resolve_max_iter(
             self.max_iter,
@@ -593,6 +602,9 @@ class _BaseDPLinearModel(NotFittedAttributesMixin, BaseEstimator):
             accountant=self.accountant,
             calibrated=type(schedule).plan is NoiseSchedule.plan,
         )
+        before, after = diagnostics or (None, None)
+        if before is not None:  # charged to the filter before it reads a row
+            before(privacy_filter=privacy_filter, clip_norm=context.clip_norm)
         return gd_solver.solve(
             make_oracle(privacy_filter=privacy_filter),
             privacy_filter,
@@ -608,24 +620,15 @@ class _BaseDPLinearModel(NotFittedAttributesMixin, BaseEstimator):
             fit_intercept=self.fit_intercept,
             delta=self.delta,
             public_n_samples=context.n_samples,
-            n_counted=int(z_count is not None) + int(z_class is not None),
+            n_counted=int(z_count is not None)
+            + int(z_class is not None)
+            + int(before is not None),
             l1=l1,
             adaptive_plan=z_count is not None,
             cap_epsilon=self.epsilon,
             calibrate=calibration,
+            diagnose=after,
         )
-
-    def _warn_weak_delta(self, public_size):
-        if self.delta >= 1.0 / public_size:
-            warn_once(
-                f"delta={self.delta:g} >= 1/public_n_samples_={1.0 / public_size:.3g}"
-                ": a mechanism that publishes a random row meets this delta, so the "
-                "guarantee is too weak to protect individuals. Use delta << 1/n.",
-                WeakPrivacyWarning,
-                stacklevel=3,
-                # The quoted size is per fit (a noisy count): once per delta.
-                key=("weak delta", self.delta),
-            )
 
     def _check_sampling(self, schedule, adaptive):
         """Refuse sampling settings the accounting does not cover (public checks)."""
@@ -739,7 +742,7 @@ class _BaseDPLinearModel(NotFittedAttributesMixin, BaseEstimator):
             secure_mode=self.secure_mode,
         )
         ledger_charge.settle(guarantee)
-        self._warn_weak_delta(result.public_n_samples)
+        warn_weak_delta(self.delta, result.public_n_samples)
         outputs = dict(
             schedule_=None,
             clip_norm_=clip_norm,

@@ -67,12 +67,16 @@ class DPHuberSVM(_BaseDPLinearClassifier):
     --------
     >>> from sklearn.datasets import load_breast_cancer
     >>> from sklearn.pipeline import make_pipeline
-    >>> from sklearn.preprocessing import MinMaxScaler, Normalizer
+    >>> import numpy as np
+    >>> from sklearn.preprocessing import FunctionTransformer, Normalizer
+    >>> from sklearn_dpgd.preprocessing import DPStandardScaler
     >>> from sklearn_dpgd import DPHuberSVM
     >>> X, y = load_breast_cancer(return_X_y=True)
     >>> clf = make_pipeline(
-    ...     MinMaxScaler(), Normalizer(),
-    ...     DPHuberSVM(epsilon=1.0, delta=1e-5, classes=[0, 1], random_state=0),
+    ...     FunctionTransformer(np.log1p),  # private scaling, public range
+    ...     DPStandardScaler(bounds=(0.0, 9.0), epsilon=0.1, random_state=0),
+    ...     Normalizer(),
+    ...     DPHuberSVM(epsilon=0.9, delta=1e-5, classes=[0, 1], random_state=0),
     ... ).fit(X, y)
     >>> clf.predict(X[:3]).shape
     (3,)
@@ -121,6 +125,7 @@ class DPHuberSVM(_BaseDPLinearClassifier):
         random_state=None,
         secure_mode=False,
         verbose=0,
+        utility_diagnostics=True,
     ):
         self.epsilon = epsilon
         self.delta = delta
@@ -148,6 +153,7 @@ class DPHuberSVM(_BaseDPLinearClassifier):
         self.random_state = random_state
         self.secure_mode = secure_mode
         self.verbose = verbose
+        self.utility_diagnostics = utility_diagnostics
 
     def _huber_width(self):
         return float(self.h)

@@ -75,17 +75,21 @@ class DPLogisticRegression(_BaseDPLinearClassifier):
     --------
     >>> from sklearn.datasets import load_breast_cancer
     >>> from sklearn.pipeline import make_pipeline
-    >>> from sklearn.preprocessing import MinMaxScaler, Normalizer
+    >>> import numpy as np
+    >>> from sklearn.preprocessing import FunctionTransformer, Normalizer
+    >>> from sklearn_dpgd.preprocessing import DPStandardScaler
     >>> from sklearn_dpgd import DPLogisticRegression
     >>> X, y = load_breast_cancer(return_X_y=True)
     >>> clf = make_pipeline(
-    ...     MinMaxScaler(), Normalizer(),
+    ...     FunctionTransformer(np.log1p),  # private scaling, public range
+    ...     DPStandardScaler(bounds=(0.0, 9.0), epsilon=0.1, random_state=0),
+    ...     Normalizer(),
     ...     DPLogisticRegression(
-    ...         epsilon=1.0, delta=1e-5, classes=[0, 1], random_state=0
+    ...         epsilon=0.9, delta=1e-5, classes=[0, 1], random_state=0
     ...     ),
     ... ).fit(X, y)
-    >>> bool(clf[-1].epsilon_ <= 1.0)
-    True
+    >>> round(clf[1].epsilon_ + clf[-1].epsilon_, 6)  # scaler + classifier
+    1.0
     """,
         _ALPHA_AUTO,
     )
@@ -130,6 +134,7 @@ class DPLogisticRegression(_BaseDPLinearClassifier):
         random_state=None,
         secure_mode=False,
         verbose=0,
+        utility_diagnostics=True,
     ):
         self.epsilon = epsilon
         self.delta = delta
@@ -157,6 +162,7 @@ class DPLogisticRegression(_BaseDPLinearClassifier):
         self.random_state = random_state
         self.secure_mode = secure_mode
         self.verbose = verbose
+        self.utility_diagnostics = utility_diagnostics
 
     def _resolve_calibration(self, n_outputs, full_batch, signal):
         available = n_outputs == 1 and full_batch

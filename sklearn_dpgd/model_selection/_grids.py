@@ -9,8 +9,10 @@ from public quantities only by the rules of :mod:`sklearn_dpgd.schedules`.
 import math
 from numbers import Integral, Real
 
+from ..accounting import gdp_epsilon, gdp_mu
 from ..linear_model._base import _NORMALIZED_STEP_LENGTH
 from ..linear_model._classifier import _BaseDPLinearClassifier
+from ..linear_model._utility import DIAGNOSTICS_SHARE
 from ..schedules import auto_learning_rate, auto_max_iter
 
 #: Multiples of the estimator's default noisy radius ``learning_rate * max_iter``
@@ -54,8 +56,18 @@ def _check_default_grid_estimator(estimator, owner):
         )
 
 
+def _training_epsilon(estimator, epsilon, delta):
+    """The epsilon the "auto" rules of a fit see: its utility diagnostics' share of
+    ``mu^2`` (full-batch fits, ``utility_diagnostics=True``) comes off first."""
+    if not (estimator.utility_diagnostics and estimator.batch_size is None):
+        return epsilon
+    mu = gdp_mu(epsilon, delta)
+    return gdp_epsilon(math.sqrt(mu**2 - DIAGNOSTICS_SHARE * mu**2), delta)
+
+
 def _auto_step_and_horizon(estimator, epsilon, delta, n_samples, n_features, n_outputs):
     """The ``(learning_rate, max_iter)`` that "auto" resolves to (public inputs)."""
+    epsilon = _training_epsilon(estimator, epsilon, delta)
     normalized = estimator._resolve_normalize_steps(n_outputs)
     common = dict(
         n_outputs=n_outputs,

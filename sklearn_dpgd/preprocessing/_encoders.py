@@ -2,6 +2,7 @@
 
 import math
 from collections import Counter
+from numbers import Integral, Real
 
 import numpy as np
 from sklearn.utils.validation import (
@@ -10,8 +11,8 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from .._sklearn_compat import StrOptions
-from ..accounting import EpsilonDeltaRecord
+from .._sklearn_compat import Interval, StrOptions
+from ..accounting import EpsilonDeltaRecord, GaussianSteps, gdp_mu
 from ._base import _PrivateTransformer
 from ._histogram import _category_key, _is_missing, stable_histogram_threshold
 
@@ -27,6 +28,20 @@ class DPOneHotEncoder(_PrivateTransformer):
     ``<feature>_other`` column per feature, so the output width depends only on
     the (public or private) categories.
 
+    ``min_frequency`` and ``max_categories`` have scikit-learn's meaning
+    (:class:`~sklearn.preprocessing.OneHotEncoder`), decided on noisy counts:
+    the infrequent categories join the ``<feature>_other`` column, which plays
+    scikit-learn's infrequent category. With private categories the stable
+    histogram's noisy counts decide (no extra budget); with declared categories
+    the counts of the declared values are released by the Gaussian mechanism
+    (L2 sensitivity ``sqrt(n_features)`` under add/remove, ``sqrt(2
+    n_features)`` under replace-one: a row holds one value per column) on the
+    whole ``(epsilon, delta)``, and the categories themselves stay declared. A
+    one-hot column seen in a handful of rows gets a coefficient learned from
+    those rows alone under the same noise as every other, so it is as large as
+    real effects: grouping them removes that noise (user guide, "Getting good
+    accuracy").
+
     Parameters
     ----------
     categories : "private" or list of array-like, default="private"
@@ -37,6 +52,16 @@ class DPOneHotEncoder(_PrivateTransformer):
         In (0, 1) (unused with declared categories).
     neighboring : {"add_remove", "replace"}, default="add_remove"
         Neighbouring relation.
+    min_frequency : int >= 1, float in (0, 1) or None, default=None
+        A category whose noisy count is below ``min_frequency`` (an int), or
+        below ``min_frequency`` times the column's noisy total (a float: the sum
+        of the noisy counts of its categories, since the exact number of rows
+        is private), is infrequent. None: no minimum.
+    max_categories : int >= 2 or None, default=None
+        At most this many output columns per feature, the ``other`` column
+        included: the ``max_categories - 1`` categories with the largest noisy
+        counts are kept (ties by category order), the rest are infrequent.
+        None: no limit.
     random_state : None, int or RandomState, default=None
         None: fresh OS entropy; an int fixes the noise and warns.
     secure_mode : bool, default=False
@@ -45,9 +70,15 @@ class DPOneHotEncoder(_PrivateTransformer):
     Attributes
     ----------
     categories_ : list of ndarray of object
-        The categories of every column (sorted by their string when private).
+        The categories of every column (sorted by their string when private),
+        the infrequent ones removed.
+    infrequent_categories_ : list of ndarray of object
+        The categories of every column grouped into ``other`` by
+        ``min_frequency`` or ``max_categories`` (empty arrays without them).
     noise_std_, threshold_ : float
-        ``sigma`` and ``tau`` of the private selection (NaN when declared).
+        ``sigma`` and ``tau`` of the private selection (NaN when declared; with
+        declared categories and a frequency rule, ``noise_std_`` is the std of
+        the Gaussian counts).
     epsilon_, delta_ : float
     ledger_ : EpsilonDeltaRecord or tuple
     n_features_in_ : int
@@ -56,12 +87,30 @@ class DPOneHotEncoder(_PrivateTransformer):
     Raises
     ------
     ValueError
-        In ``fit``: if ``categories`` has the wrong length.
+        In ``fit``: if ``categories`` has the wrong length, or ``min_frequency``
+        or ``max_categories`` is out of range (naming it).
+
+    References
+    ----------
+    Korolova, Kenthapadi, Mishra & Ntoulas, "Releasing search queries and
+    clicks privately", WWW 2009 (the stable histogram); Dwork & Roth, "The
+    algorithmic foundations of differential privacy", 2014, Thm A.1 (the
+    Gaussian counts of declared categories).
     """
+
+    # Pickles from before these parameters existed load and refit as they were.
+    min_frequency = None
+    max_categories = None
 
     _parameter_constraints = {
         **_PrivateTransformer._parameter_constraints,
         "categories": [StrOptions({"private"}), list],
+        "min_frequency": [
+            Interval(Integral, 1, None, closed="left"),
+            Interval(Real, 0, 1, closed="neither"),
+            None,
+        ],
+        "max_categories": [Interval(Integral, 2, None, closed="left"), None],
     }
 
     def __init__(
@@ -71,6 +120,8 @@ class DPOneHotEncoder(_PrivateTransformer):
         epsilon=1.0,
         delta=1e-8,
         neighboring="add_remove",
+        min_frequency=None,
+        max_categories=None,
         random_state=None,
         secure_mode=False,
     ):
@@ -78,16 +129,72 @@ class DPOneHotEncoder(_PrivateTransformer):
         self.epsilon = epsilon
         self.delta = delta
         self.neighboring = neighboring
+        self.min_frequency = min_frequency
+        self.max_categories = max_categories
         self.random_state = random_state
         self.secure_mode = secure_mode
 
+    def _frequency_rule(self):
+        return self.min_frequency is not None or self.max_categories is not None
+
     def _reads_data(self):
-        return isinstance(self.categories, str)
+        return isinstance(self.categories, str) or self._frequency_rule()
 
     def _gdp_ledger_refusal(self):
-        if self._reads_data():
+        if isinstance(self.categories, str):
             return "private categories are an (epsilon, delta) stable histogram"
-        return None
+        return None  # declared: nothing, or Gaussian counts (GDP)
+
+    def _split_infrequent(self, values, noisy):
+        """``(frequent, infrequent)`` values of one column by their noisy counts."""
+        keep = np.ones(len(values), dtype=bool)
+        if self.min_frequency is not None:
+            floor = self.min_frequency
+            if isinstance(floor, Real) and not isinstance(floor, Integral):
+                floor = floor * max(float(np.sum(noisy)), 0.0)
+            keep &= noisy >= floor
+        if self.max_categories is not None:
+            # Stable sort: ties keep the categories' order.
+            order = np.argsort(-noisy, kind="stable")
+            top = np.zeros(len(values), dtype=bool)
+            top[order[: self.max_categories - 1]] = True
+            keep &= top
+        frequent = [v for v, k in zip(values, keep, strict=True) if k]
+        rare = [v for v, k in zip(values, keep, strict=True) if not k]
+        return np.array(frequent, dtype=object), np.array(rare, dtype=object)
+
+    def _fit_declared(self, X):
+        """Declared categories; Gaussian counts of them if a frequency rule is set."""
+        declared = [list(c) for c in self.categories]
+        empty = [np.array([], dtype=object) for _ in declared]
+        if not self._frequency_rule():
+            self.categories_ = [np.array(c, dtype=object) for c in declared]
+            self.infrequent_categories_ = empty
+            self._set_spend(None)
+            return
+        # One row holds one value per column: it changes at most n_features
+        # counts by 1 (add/remove), or moves one count to another in each
+        # column (replace): L2 sensitivity sqrt(d), or sqrt(2 d).
+        d = len(declared)
+        mu = gdp_mu(float(self.epsilon), float(self.delta))
+        steps = (GaussianSteps(1.0 / mu),)
+        rng = self._charge(steps)  # before a row is read
+        factor = 1.0 if self.neighboring == "add_remove" else math.sqrt(2.0)
+        sigma = factor * math.sqrt(d) / mu
+        self.categories_, self.infrequent_categories_ = [], []
+        for j, cats in enumerate(declared):
+            index = {_category_key(c): i for i, c in enumerate(cats)}
+            counts = np.zeros(len(cats))
+            for v in X[:, j]:
+                i = None if _is_missing(v) else index.get(_category_key(v))
+                if i is not None:
+                    counts[i] += 1.0
+            noisy = counts + sigma * np.asarray(rng.standard_normal(len(cats)))
+            frequent, rare = self._split_infrequent(cats, noisy)
+            self.categories_.append(frequent)
+            self.infrequent_categories_.append(rare)
+        self.noise_std_ = sigma
+        self._set_spend(steps)
 
     def _validate(self, X, reset):
         return validate_data(
@@ -113,23 +220,20 @@ class DPOneHotEncoder(_PrivateTransformer):
         X = self._validate(X, reset=True)
         d = X.shape[1]
         self.noise_std_ = self.threshold_ = math.nan
-        if not self._reads_data():
+        if not isinstance(self.categories, str):
             if len(self.categories) != d:
                 raise ValueError(
                     f"categories must hold one list per column ({d}), got "
                     f"{len(self.categories)}."
                 )
-            self.categories_ = [
-                np.array(list(c), dtype=object) for c in self.categories
-            ]
-            self._set_spend(None)
+            self._fit_declared(X)
             return self
         sigma, tau = stable_histogram_threshold(
             float(self.epsilon), float(self.delta), d, self.neighboring
         )
         record = EpsilonDeltaRecord(float(self.epsilon), float(self.delta))
         rng = self._charge(record)
-        self.categories_ = []
+        self.categories_, self.infrequent_categories_ = [], []
         for j in range(d):
             # One bin per exact spelling (type and repr): values Python calls
             # equal (1, 1.0, True; 0.0, -0.0) must not share a bin whose released
@@ -139,8 +243,14 @@ class DPOneHotEncoder(_PrivateTransformer):
             values = [value for _, _, value in keys]
             noisy = np.array([counts[k] for k in keys], dtype=float)
             noisy += sigma * np.asarray(rng.standard_normal(len(values)))
-            kept = [v for v, c in zip(values, noisy, strict=True) if c > tau]
-            self.categories_.append(np.array(kept, dtype=object))
+            released = noisy > tau
+            # The frequency rules read only the released noisy counts.
+            frequent, rare = self._split_infrequent(
+                [v for v, r in zip(values, released, strict=True) if r],
+                noisy[released],
+            )
+            self.categories_.append(frequent)
+            self.infrequent_categories_.append(rare)
         self.noise_std_, self.threshold_ = sigma, tau
         self._set_spend(record)
         return self
