@@ -20,15 +20,19 @@ from .._base import FitResult, model_arrays
 from ..accounting import gdp_epsilon
 from ._progress import Deciles
 
+# The three constants below were chosen on an 80/20 holdout of Adult's
+# *training* split (never its test split; 2 seeds, epsilon 0.1, 0.4, 1.6, among
+# shares {0.3, 0.6}, T {2, 4, 8, 16}, kappa {0.1, 0.2, 0.3, 0.5, 1, 2}).
+
 #: Share of the training's ``mu^2`` given to the gradients (the rest to the
 #: directions).
-GRADIENT_SHARE = 0.5
+GRADIENT_SHARE = 0.3
 
 #: Iterations of ``max_iter="auto"``.
-NEWTON_STEPS = 4
+NEWTON_STEPS = 8
 
 #: ``kappa`` of the damping rule :func:`newton_damping`.
-DAMPING_FACTOR = 1.0
+DAMPING_FACTOR = 0.3
 
 
 def newton_noise_multipliers(mu_train, n_steps, gradient_share=GRADIENT_SHARE):

@@ -133,7 +133,11 @@ def solve_newton(estimator, X, y_index, n_outputs, initial, seed, sample_weight=
         if estimator.max_iter == "auto"
         else int(estimator.max_iter)
     )
-    z_gradient, z_direction = newton_solver.newton_noise_multipliers(mu_train, n_steps)
+    # A relative 1e-9 of mu is left unspent: rounding must never make the filter
+    # refuse the last release (the calibration's) of an exactly planned budget.
+    z_gradient, z_direction = newton_solver.newton_noise_multipliers(
+        mu_train * (1.0 - 1e-9), n_steps
+    )
     privacy_filter = GaussianPrivacyFilter(mu)
     if z_count is not None:
         privacy_filter.charge(GaussianSteps(z_count))
