@@ -177,7 +177,6 @@ def solve_newton(estimator, X, y_index, n_outputs, initial, seed, sample_weight=
         "schedule_": None,
         "clip_norm_": row_clip,
         "alpha_": alpha,
-        "damping_": damping,
         **result.outputs,
     }
     return result.__class__(**{**result.__dict__, "outputs": outputs})
