@@ -28,7 +28,7 @@ from ._kernels import (
     row_norms_csr,
 )
 from ._secure import poisson_indices
-from ._threads import ThreadChooser, fit_threads
+from ._threads import ThreadChooser, fit_threads, serial_blas
 
 
 class LocalRows:
@@ -650,9 +650,10 @@ class PrivateNewtonOracle:
         """
         self.privacy_filter.charge(GaussianSteps(noise_multiplier))
         d = self.n_features
-        residual = self._residuals(theta) - self._y
-        grad = np.zeros(d + 1)
-        grad[:d] = self._X.T @ (residual * self._scale).astype(self._X.dtype)
+        with serial_blas():
+            residual = self._residuals(theta) - self._y
+            grad = np.zeros(d + 1)
+            grad[:d] = self._X.T @ (residual * self._scale).astype(self._X.dtype)
         width = d + 1 if self._fit_intercept else d
         if self._fit_intercept:
             grad[d] = residual.sum()
@@ -675,21 +676,21 @@ class PrivateNewtonOracle:
             ``p = n_features + fit_intercept``.
         """
         p_hat = self._residuals(theta)
-        weights = p_hat * (1.0 - p_hat) * self._scale**2
+        # sqrt(sigma') times the clip factor: the Hessian sum is A^T A for the
+        # rows a_i = sqrt(sigma'_i) x~_i (a symmetric rank-k update in BLAS).
+        root = np.sqrt(p_hat * (1.0 - p_hat)) * self._scale
         d = self.n_features
         width = d + 1 if self._fit_intercept else d
         hessian = np.zeros((width, width))
+        block = np.empty((min(self._chunk, self._X.shape[0]), width))
         for start in range(0, self._X.shape[0], self._chunk):
             rows = slice(start, start + self._chunk)
-            block = np.asarray(self._X[rows], dtype=np.float64)
-            w = weights[rows]
-            weighted = block * w[:, None]
-            hessian[:d, :d] += block.T @ weighted
+            r = root[rows]
+            a = block[: r.shape[0]]
+            np.multiply(self._X[rows], r[:, None], out=a[:, :d])
             if self._fit_intercept:
-                column = weighted.sum(axis=0)
-                hessian[:d, d] += column
-                hessian[d, :d] += column
-                hessian[d, d] += w.sum()
+                a[:, d] = r
+            hessian += a.T @ a
         return hessian
 
     def noisy_direction(self, theta, gradient, damping, penalty, noise_multiplier):
@@ -725,7 +726,8 @@ class PrivateNewtonOracle:
         self.privacy_filter.charge(GaussianSteps(noise_multiplier))
         d = self.n_features
         width = d + 1 if self._fit_intercept else d
-        matrix = self.hessian_sum(theta) / self.n_samples
+        with serial_blas():
+            matrix = self.hessian_sum(theta) / self.n_samples
         matrix[np.diag_indices(width)] += damping
         matrix[np.arange(d), np.arange(d)] += penalty
         g = np.asarray(gradient, dtype=np.float64)[:width]
