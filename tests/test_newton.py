@@ -282,7 +282,10 @@ def test_split_between_gradient_and_direction():
     z_g, z_d = newton_noise_multipliers(0.5, 4)
     assert 4 / z_g**2 == pytest.approx(GRADIENT_SHARE * 0.25)
     assert 4 * (z_g**-2 + z_d**-2) == pytest.approx(0.25)
-    assert newton_damping(1e-4, 8.0, factor=2.0) == pytest.approx(2 * (8e-4) ** (1 / 3))
+    small = newton_damping(1e-4, 8.0, 4, factor=2.0)
+    assert small == pytest.approx(2 * (8e-4) ** (1 / 3))
+    # The second term binds when c z_d sqrt(p) is the larger.
+    assert newton_damping(1e-2, 80.0, 100, factor=0.3) == pytest.approx(8.0)
 
 
 def test_noisy_count_and_calibration_fit_in_the_budget(data):

@@ -152,7 +152,11 @@ def solve_newton(estimator, X, y_index, n_outputs, initial, seed, sample_weight=
         rng=rng,
         public_n_samples=m,
     )
-    damping = newton_solver.newton_damping(oracle.curvature_bound, z_direction)
+    damping = newton_solver.newton_damping(
+        oracle.curvature_bound,
+        z_direction,
+        X.shape[1] + int(bool(estimator.fit_intercept)),
+    )
     alpha = penalty_strength(estimator, None, m)
     result = newton_solver.solve(
         oracle,
