@@ -38,6 +38,7 @@ from sklearn_dpgd.accounting import (
     gdp_mu,
 )
 from sklearn_dpgd.audit import audit
+from sklearn_dpgd.model_selection import PrivateGridSearchCV
 
 DELTA = 1e-6
 
@@ -413,3 +414,16 @@ def test_audit_does_not_refute_the_claim():
     assert result.epsilon_lower <= result.epsilon_claimed
     # The canary is seen (about 0.2 of the claim in a run of this test).
     assert result.mu_estimate > 0.05 * result.mu_claimed
+
+
+def test_private_search_refuses_newton_before_any_fit(data, monkeypatch):
+    X, y = data
+    monkeypatch.setattr(newton_module, "PrivateNewtonOracle", None)  # never built
+    search = PrivateGridSearchCV(
+        DPLogisticRegression(classes=[0, 1], max_iter=5),
+        param_grid={"solver": ["gd", "newton"]},
+        epsilon=1.0,
+        delta=DELTA,
+    )
+    with pytest.raises(ValueError, match="solver='newton' is accounted by Newton"):
+        _fit(search, X, y)
