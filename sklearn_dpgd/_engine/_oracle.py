@@ -11,6 +11,10 @@ memory of Dask workers). A backend only returns the clipped-gradient sum (or the
 objective sums along a direction) of the kernels in :mod:`sklearn_dpgd._engine._kernels`
 over all rows or a Poisson sample of them; charging the filter, adding the noise and
 dividing by the batch size happen here, once, for every backend.
+
+:class:`PrivateNewtonOracle` answers the two queries of ``solver="newton"`` (a
+noisy gradient and a noisy damped Newton direction of the binary logistic loss)
+over dense rows in this process only; its Hessian never leaves it.
 """
 
 import numpy as np
