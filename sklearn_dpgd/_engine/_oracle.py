@@ -680,20 +680,21 @@ class PrivateNewtonOracle:
             ``p = n_features + fit_intercept``.
         """
         p_hat = self._residuals(theta)
-        # sqrt(sigma') times the clip factor: the Hessian sum is A^T A for the
-        # rows a_i = sqrt(sigma'_i) x~_i (a symmetric rank-k update in BLAS).
-        root = np.sqrt(p_hat * (1.0 - p_hat)) * self._scale
+        # The Hessian sum is A^T A for the rows a_i = sqrt(sigma'_i) [s_i x_i, 1]
+        # (a symmetric rank-k update in BLAS); the intercept's 1 is not scaled.
+        root = np.sqrt(p_hat * (1.0 - p_hat))
+        root_scaled = root * self._scale
         d = self.n_features
         width = d + 1 if self._fit_intercept else d
         hessian = np.zeros((width, width))
         block = np.empty((min(self._chunk, self._X.shape[0]), width))
         for start in range(0, self._X.shape[0], self._chunk):
             rows = slice(start, start + self._chunk)
-            r = root[rows]
+            r = root_scaled[rows]
             a = block[: r.shape[0]]
             np.multiply(self._X[rows], r[:, None], out=a[:, :d])
             if self._fit_intercept:
-                a[:, d] = r
+                a[:, d] = root[rows]
             hessian += a.T @ a
         return hessian
 
