@@ -176,7 +176,8 @@ _PARAMS_OPTIMISER = """\
         less accurate than "gd" on every benchmark data set (user guide,
         "Private Newton"), so not the default. It refuses dask input, weights,
         ``schedule``, ``batch_size``, ``l1_ratio > 0`` and more than 512
-        features. "snowball":
+        features; ``learning_rate``, ``momentum``, ``average``,
+        ``normalize_steps`` and ``accountant`` are not used. "snowball":
         Snowball-SGD (Feldman, Koren & Talwar, STOC 2020, Sec. 3, Thm 3.1 and 3.5;
         ``sklearn_dpgd/_solvers/snowball.py``): one pass over the rows in a
         random order, batches growing as

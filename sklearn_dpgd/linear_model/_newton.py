@@ -8,6 +8,7 @@ public numbers and the oracle.
 """
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import scipy.sparse as sp
@@ -183,4 +184,4 @@ def solve_newton(estimator, X, y_index, n_outputs, initial, seed, sample_weight=
         "alpha_": alpha,
         **result.outputs,
     }
-    return result.__class__(**{**result.__dict__, "outputs": outputs})
+    return replace(result, outputs=outputs)
