@@ -11,17 +11,22 @@ memory of Dask workers). A backend only returns the clipped-gradient sum (or the
 objective sums along a direction) of the kernels in :mod:`sklearn_dpgd._engine._kernels`
 over all rows or a Poisson sample of them; charging the filter, adding the noise and
 dividing by the batch size happen here, once, for every backend.
+
+:class:`PrivateNewtonOracle` answers the two queries of ``solver="newton"`` (a
+noisy gradient and a noisy damped Newton direction of the binary logistic loss)
+over dense rows in this process only; its Hessian never leaves it.
 """
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.special import expit
 
 from ..accounting import GaussianSteps, NoisyMaxSteps, SnowballSteps, SparseVectorSteps
 from . import _twins
 from ._dask import DaskRows, is_dask_collection
 from ._lazy import kernels
 from ._secure import poisson_indices
-from ._threads import ThreadChooser, fit_threads
+from ._threads import ThreadChooser, fit_threads, serial_blas
 
 
 class LocalRows:
@@ -558,3 +563,242 @@ class PrivateGradientOracle:
             nu = self._rng.normal(0.0, sens * np.sqrt(3.0 / budget), size=queries.size)
         passed = np.flatnonzero(queries + nu >= threshold)
         return int(passed[0]) if passed.size else -1
+
+
+def newton_direction_sensitivity(gradient_norm, damping, curvature_bound):
+    """L2 sensitivity of the damped Newton direction ``(H / m + D)^{-1} g``.
+
+    ``H`` is the private sum of per-row Hessians, each ``s_i v_i v_i^T`` with
+    ``0 <= s_i`` and ``s_i ||v_i||^2 <= m c`` (``c = curvature_bound``), ``D`` a
+    public diagonal with every entry ``>= lambda = damping``, and ``g`` a public
+    (already privatised) vector. Under add/remove-one and under replace-one
+    neighbouring alike::
+
+        ||(M)^{-1} g - (M')^{-1} g|| <= ||g|| c / (lambda^2 + c lambda)
+
+    Both neighbours are ``B + a a^T`` (or ``B``) for the common part ``B >=
+    lambda I`` and rank-one terms of norm ``||a||^2 <= c``; by Sherman-Morrison
+    ``(B + a a^T)^{-1} = B^{-1} - P_a`` with ``P_a`` positive semi-definite of
+    norm ``||B^{-1} a||^2 / (1 + a^T B^{-1} a) <= c / (lambda (lambda + c))``.
+    The difference of the two inverses is ``P_a' - P_a`` (replace) or ``P_a``
+    (add/remove): a difference of two positive semi-definite matrices, whose
+    operator norm is at most the larger of theirs. So replacing a row costs no
+    more than adding one (no factor 2, unlike the gradient sum). The bound is
+    attained when ``g``, ``a`` and an eigenvector of ``B`` with eigenvalue
+    ``lambda`` are parallel (``tests/test_newton.py``).
+
+    Parameters
+    ----------
+    gradient_norm : float
+        ``||g||_2`` of the public vector the direction is computed for.
+    damping : float
+        ``lambda > 0``: a lower bound of every eigenvalue of the public part
+        ``D`` of the matrix.
+    curvature_bound : float
+        ``c > 0``: the largest operator norm of one row's term of ``H / m``
+        (``||x~||^2 / (4 m)`` for the logistic loss).
+
+    Returns
+    -------
+    sensitivity : float
+
+    Notes
+    -----
+    The "add" variant of the double-noise mechanism of Ganesh, Haghifam, Steinke
+    & Thakurta (NeurIPS 2023), Algorithm 3 and its sensitivity lemma (there per
+    mean Hessian with ``c = 1 / (4 n)``); the argument for replace-one is ours.
+    """
+    c = float(curvature_bound)
+    return float(gradient_norm) * c / (damping**2 + c * damping)
+
+
+class PrivateNewtonOracle:
+    """Noisy gradients and noisy damped Newton directions of the binary logistic
+    loss (the double-noise mechanism).
+
+    Each row's features are scaled to L2 norm at most ``row_clip`` (rows already
+    within it are unchanged): the objective is the logistic loss of the clipped
+    rows, whose per-row gradient ``(sigma(m_i) - y_i) x~_i`` has norm at most
+    ``R = sqrt(row_clip^2 + fit_intercept)`` and per-row Hessian
+    ``sigma'(m_i) x~_i x~_i^T`` norm at most ``R^2 / 4`` (``x~_i = [s_i x_i, 1]``).
+    The bound is enforced here, never read from the data.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        Private dense features (float32 or float64), validated finite.
+    y : ndarray of shape (n_samples,), int
+        Private labels 0/1.
+    row_clip : float
+        Public bound ``> 0`` of each row's feature norm.
+    sensitivity_factor : float
+        1 (add/remove one row) or 2 (replace one row): the gradient sum's L2
+        sensitivity is ``factor R``.
+    fit_intercept : bool
+        Whether the last coordinate (intercept) is fitted.
+    privacy_filter : GaussianPrivacyFilter
+        Charged with a :class:`~sklearn_dpgd.accounting.GaussianSteps` before each
+        query reads data.
+    rng : numpy.random.Generator
+        Source of the Gaussian noise.
+    public_n_samples : int
+        ``m``, the public size: the divisor of the sums (never the private
+        number of rows).
+    chunk_rows : int, default=4096
+        Rows per block of the Hessian sum (bounds the temporary memory at
+        ``chunk_rows * n_features`` floats; the result does not depend on it up
+        to rounding).
+    """
+
+    def __init__(
+        self,
+        X,
+        y,
+        *,
+        row_clip,
+        sensitivity_factor,
+        fit_intercept,
+        privacy_filter,
+        rng,
+        public_n_samples,
+        chunk_rows=4096,
+    ):
+        X = np.asarray(X)
+        norms = np.sqrt(np.einsum("ij,ij->i", X, X, dtype=np.float64))
+        # The scale of each row (1 when within the bound): the clipping is part of
+        # the objective, so the sensitivities below hold whatever the data.
+        self._scale = np.minimum(1.0, row_clip / np.maximum(norms, 1e-300))
+        self._X = X
+        self._y = np.asarray(y, dtype=np.float64)
+        self._fit_intercept = bool(fit_intercept)
+        self._bound = float(np.sqrt(row_clip**2 + float(self._fit_intercept)))
+        self._factor = float(sensitivity_factor)
+        self.privacy_filter = privacy_filter
+        self._rng = rng
+        self._chunk = int(chunk_rows)
+        self.n_samples, self.n_features = int(public_n_samples), X.shape[1]
+        self.n_outputs = 1
+        # c: the largest norm of one row's term of H / m.
+        self.curvature_bound = self._bound**2 / (4.0 * self.n_samples)
+
+    def _residuals(self, theta):
+        d = self.n_features
+        scores = (self._X @ theta[:d].astype(self._X.dtype)).astype(np.float64)
+        scores *= self._scale
+        if self._fit_intercept:
+            scores += theta[d]
+        return expit(scores)
+
+    def noisy_gradient(self, theta, noise_multiplier):
+        """Private mean gradient ``(sum_i g_i + N(0, (z factor R)^2 I)) / m``.
+
+        Parameters
+        ----------
+        theta : ndarray of shape (n_features + 1,)
+            Coefficients, then the intercept (ignored without one).
+        noise_multiplier : float
+            ``z`` > 0.
+
+        Returns
+        -------
+        grad : ndarray of shape (n_features + 1,)
+            Last entry 0 without an intercept.
+
+        Raises
+        ------
+        BudgetExhaustedError
+            If the query would overspend; nothing is computed then.
+        """
+        self.privacy_filter.charge(GaussianSteps(noise_multiplier))
+        d = self.n_features
+        with serial_blas():
+            residual = self._residuals(theta) - self._y
+            grad = np.zeros(d + 1)
+            grad[:d] = self._X.T @ (residual * self._scale).astype(self._X.dtype)
+        width = d + 1 if self._fit_intercept else d
+        if self._fit_intercept:
+            grad[d] = residual.sum()
+        sigma = noise_multiplier * self._factor * self._bound
+        grad[:width] += sigma * self._rng.standard_normal(width)
+        return grad / self.n_samples
+
+    def hessian_sum(self, theta):
+        """The private Hessian sum ``sum_i sigma'(m_i) x~_i x~_i^T`` (no noise).
+
+        Never returned by a public method: :meth:`noisy_direction` reads it.
+
+        Parameters
+        ----------
+        theta : ndarray of shape (n_features + 1,)
+
+        Returns
+        -------
+        hessian : ndarray of shape (p, p)
+            ``p = n_features + fit_intercept``.
+        """
+        p_hat = self._residuals(theta)
+        # The Hessian sum is A^T A for the rows a_i = sqrt(sigma'_i) [s_i x_i, 1]
+        # (a symmetric rank-k update in BLAS); the intercept's 1 is not scaled.
+        root = np.sqrt(p_hat * (1.0 - p_hat))
+        root_scaled = root * self._scale
+        d = self.n_features
+        width = d + 1 if self._fit_intercept else d
+        hessian = np.zeros((width, width))
+        block = np.empty((min(self._chunk, self._X.shape[0]), width))
+        for start in range(0, self._X.shape[0], self._chunk):
+            rows = slice(start, start + self._chunk)
+            r = root_scaled[rows]
+            a = block[: r.shape[0]]
+            np.multiply(self._X[rows], r[:, None], out=a[:, :d])
+            if self._fit_intercept:
+                a[:, d] = root[rows]
+            hessian += a.T @ a
+        return hessian
+
+    def noisy_direction(self, theta, gradient, damping, penalty, noise_multiplier):
+        """Private damped Newton direction ``(H / m + D)^{-1} g + N(0, (z S)^2 I)``.
+
+        ``D`` is ``damping + penalty`` on the coefficients and ``damping`` on
+        the intercept; ``S`` is :func:`newton_direction_sensitivity` at
+        ``||g||``, ``damping`` and :attr:`curvature_bound`.
+
+        Parameters
+        ----------
+        theta : ndarray of shape (n_features + 1,)
+            Where the Hessian is taken.
+        gradient : ndarray of shape (n_features + 1,)
+            Public (privatised) gradient, penalty included.
+        damping : float
+            ``lambda > 0``.
+        penalty : float
+            L2 penalty ``alpha >= 0`` of the coefficients.
+        noise_multiplier : float
+            ``z`` > 0.
+
+        Returns
+        -------
+        direction : ndarray of shape (n_features + 1,)
+            Last entry 0 without an intercept.
+
+        Raises
+        ------
+        BudgetExhaustedError
+            If the query would overspend; nothing is computed then.
+        """
+        self.privacy_filter.charge(GaussianSteps(noise_multiplier))
+        d = self.n_features
+        width = d + 1 if self._fit_intercept else d
+        with serial_blas():
+            matrix = self.hessian_sum(theta) / self.n_samples
+        matrix[np.diag_indices(width)] += damping
+        matrix[np.arange(d), np.arange(d)] += penalty
+        g = np.asarray(gradient, dtype=np.float64)[:width]
+        direction = np.zeros(d + 1)
+        direction[:width] = np.linalg.solve(matrix, g)
+        sensitivity = newton_direction_sensitivity(
+            np.linalg.norm(g), damping, self.curvature_bound
+        )
+        direction[:width] += (
+            noise_multiplier * sensitivity * self._rng.standard_normal(width)
+        )
+        return direction

@@ -4,5 +4,6 @@ estimator.
 
 ``gd``: (noisy) gradient descent over a data-independent plan; ``adaptive``: the
 adaptive strategies of ``_adaptive_drivers.py`` under their Rényi filter; ``snowball``:
-Snowball-SGD; ``outpert`` and ``localization``: the baselines.
+Snowball-SGD; ``newton``: the private damped Newton (double noise) of
+``solver="newton"``; ``outpert`` and ``localization``: the baselines.
 """

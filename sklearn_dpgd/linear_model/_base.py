@@ -58,6 +58,7 @@ from ._calibration import (
     calibration_noise_multiplier,
     temperature_scale,
 )
+from ._newton import solve_newton
 from ._penalty import check_penalty, penalty_strength
 from ._utility import utility_checks, warn_weak_delta
 from ._weights import (
@@ -111,7 +112,7 @@ class _BaseDPLinearModel(NotFittedAttributesMixin, BaseEstimator):
         "classes": ["array-like", None],
         "class_weight": [dict, StrOptions({"balanced"}), None],
         "max_sample_weight": [Interval(Real, 0, None, closed="neither")],
-        "solver": [StrOptions({"gd", "snowball"})],
+        "solver": [StrOptions({"gd", "snowball", "newton"})],
         "radius": [Interval(Real, 0, None, closed="neither")],
         "random_state": ["random_state"],
         "secure_mode": ["boolean"],
@@ -138,9 +139,10 @@ class _BaseDPLinearModel(NotFittedAttributesMixin, BaseEstimator):
         candidate this before reading any data.
         """
         if self.solver != "gd":
+            how = "Renyi DP (amplification by iteration)" * (self.solver == "snowball")
             return (
-                f"solver={self.solver!r} is accounted by Renyi DP (amplification by "
-                "iteration), not as a Gaussian mechanism; use solver='gd'"
+                f"solver={self.solver!r} is accounted by {how or 'Newton steps'}, "
+                "not as the searches' Gaussian gradient steps; use solver='gd'"
             )
         if isinstance(self.schedule, AdaptiveSchedule):
             return (
@@ -348,7 +350,8 @@ class _BaseDPLinearModel(NotFittedAttributesMixin, BaseEstimator):
         if self.solver == "snowball":
             result = self._solve_snowball(X, y_index, n_outputs, initial, seed)
         else:
-            result = self._solve_gd(X, y_index, n_outputs, initial, seed, sample_weight)
+            solve = solve_newton if self.solver == "newton" else type(self)._solve_gd
+            result = solve(self, X, y_index, n_outputs, initial, seed, sample_weight)
         add_secure_support(set_fitted(self, result))
         return self
 
