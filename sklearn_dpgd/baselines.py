@@ -358,8 +358,7 @@ class OutputPerturbationClassifier(_BaselineClassifier):
         Draw every noise value from the operating system's cryptographically
         secure generator with samplers that resist the floating-point attacks of
         Mironov (CCS 2012); ``random_state`` is then ignored. Same epsilon;
-        ``delta_`` gains the bounded samplers' ~1e-25 (see the privacy page,
-        "secure_mode"); slower noise draws.
+        ``delta_`` gains ~1e-25 (privacy page, "secure_mode"); slower draws.
 
     Attributes
     ----------
