@@ -500,6 +500,7 @@ def _secure_estimators():
         DPLogisticRegression(max_iter=20, **common),
         DPLogisticRegression(max_iter=20, batch_size=32, **common),
         DPLogisticRegression(solver="snowball", max_iter=20, **common),
+        DPLogisticRegression(solver="newton", **common),
         DPLogisticRegression(schedule=AdaptiveStepSchedule(), max_iter=20, **common),
         DPLogisticRegression(schedule=PURSchedule(), max_iter=20, **common),
         DPHuberSVM(max_iter=20, **common),
