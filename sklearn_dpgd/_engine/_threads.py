@@ -36,6 +36,7 @@ a child at its first parallel region ("fork() called from a process already usin
 GNU OpenMP, this is unsafe").
 """
 
+import contextlib
 import ctypes
 import os
 import statistics
@@ -361,21 +362,33 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
+@contextlib.contextmanager
 def serial_blas():
-    """A context manager that runs BLAS on one thread (``threadpoolctl``).
+    """Run the BLAS calls of a ``with`` block on one thread (restored after).
 
     For the dense products of the Newton oracle
-    (:class:`~sklearn_dpgd._engine._oracle.PrivateNewtonOracle`): on a shared
-    machine OpenBLAS's spinning threads made a 1,437 x 64 Hessian product 300
-    times slower than one thread (26,048 x 108: 15 times), and on two cores a
-    second thread would gain at most a factor 2. The libraries are scanned once
-    per process.
+    (:class:`~sklearn_dpgd._engine._oracle.PrivateNewtonOracle`) and of the NumPy
+    twins of small fits (:mod:`sklearn_dpgd._engine._twins`): on a shared machine
+    OpenBLAS's spinning threads made a 1,437 x 64 Hessian product 300 times slower
+    than one thread (26,048 x 108: 15 times) and a 1,797 x 64 by 64 x 10 product
+    20 times slower, and on two cores a second thread would gain at most a factor
+    2. The libraries are scanned once per process (``threadpoolctl``); setting and
+    restoring their thread count then costs about 10 us a block, against 40 us
+    for a ``threadpool_limits`` block.
 
-    Returns
-    -------
-    context : context manager
+    Yields
+    ------
+    None
     """
     global _controller
     if _controller is None:
         _controller = ThreadpoolController()
-    return _controller.limit(limits=1, user_api="blas")
+    libs = [lib for lib in _controller.lib_controllers if lib.user_api == "blas"]
+    before = [lib.get_num_threads() for lib in libs]
+    for lib in libs:
+        lib.set_num_threads(1)
+    try:
+        yield
+    finally:
+        for lib, n in zip(libs, before, strict=True):
+            lib.set_num_threads(n)

@@ -17,13 +17,11 @@ never formed (the gradient of row ``i`` is ``r_i [x_i, 1]``, so its norm is
 ``||r_i|| ||[x_i, 1]||``, as in the kernels).
 """
 
-import contextlib
-
 import numpy as np
 import scipy.sparse as sp
-from threadpoolctl import ThreadpoolController
 
 from ._losses import HUBER, HUBER_HINGE, LOGISTIC, REGRESSION, SQUARED
+from ._threads import serial_blas
 
 __all__ = [
     "SMALL_WORK",
@@ -171,40 +169,9 @@ def _selected(X, y, rows):
     return X[rows], y[rows]
 
 
-_BLAS = []
-
-
-@contextlib.contextmanager
-def _one_blas_thread():
-    """Run the products of a call on one BLAS thread (restored after).
-
-    A small product gains nothing from threads: on a busy 2-core machine
-    OpenBLAS's two threads made a 1797 x 64 by 64 x 10 product 20 times slower
-    than one (16 ms against 0.7 ms) and a 5,000 x 100 matrix-vector product
-    slowed a whole fit 19 times (measured), and inside a search's worker
-    processes they would oversubscribe the cores. The BLAS libraries are found
-    once per process (threadpoolctl scans the loaded libraries); setting and
-    restoring their thread count through them then costs about 10 us a call,
-    against 40 us for a ``threadpool_limits`` block.
-    """
-    if not _BLAS:
-        _BLAS.append(
-            [c for c in ThreadpoolController().lib_controllers if c.user_api == "blas"]
-        )
-    libs = _BLAS[0]
-    before = [lib.get_num_threads() for lib in libs]
-    for lib in libs:
-        lib.set_num_threads(1)
-    try:
-        yield
-    finally:
-        for lib, n in zip(libs, before, strict=True):
-            lib.set_num_threads(n)
-
-
 def _product(A, B):
-    """``A @ B`` in float64, on one BLAS thread."""
-    with np.errstate(over="ignore", invalid="ignore"), _one_blas_thread():
+    """``A @ B`` in float64, on one BLAS thread (``_threads.serial_blas``)."""
+    with np.errstate(over="ignore", invalid="ignore"), serial_blas():
         return np.asarray(A @ B, dtype=np.float64)
 
 
