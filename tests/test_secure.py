@@ -488,7 +488,12 @@ def _blobs(n=400, d=3, classes=2, seed=0):
 
 
 def _secure_estimators():
-    from sklearn_dpgd import DPHuberSVM, DPLogisticRegression
+    from sklearn_dpgd import (
+        DPHuberRegressor,
+        DPHuberSVM,
+        DPLinearRegression,
+        DPLogisticRegression,
+    )
     from sklearn_dpgd.baselines import (
         OutputPerturbationClassifier,
         PhasedLocalizationClassifier,
@@ -504,6 +509,8 @@ def _secure_estimators():
         DPLogisticRegression(schedule=AdaptiveStepSchedule(), max_iter=20, **common),
         DPLogisticRegression(schedule=PURSchedule(), max_iter=20, **common),
         DPHuberSVM(max_iter=20, **common),
+        DPLinearRegression(y_bounds=(0.0, 1.0), max_iter=20, **common),
+        DPHuberRegressor(y_bounds=(0.0, 1.0), max_iter=20, **common),
         OutputPerturbationClassifier(**common),
         PhasedLocalizationClassifier(**common),
     ]

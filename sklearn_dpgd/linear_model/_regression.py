@@ -17,7 +17,7 @@ from sklearn.base import RegressorMixin, _fit_context
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._base import linear_scores, set_fitted
-from .._boundary import check_fit_boundary
+from .._boundary import add_secure_support, check_fit_boundary
 from .._engine._dask import check_regression_fit_data, is_dask_collection, map_rows
 from .._engine._randomness import draw_seed
 from .._sklearn_compat import Interval
@@ -213,7 +213,9 @@ class _BaseDPLinearRegressor(RegressorMixin, _BaseDPLinearModel):
         intercept = centre + scale * float(np.asarray(result.intercept)[0])
         if not self.fit_intercept:
             intercept = 0.0
-        set_fitted(self, replace(result, coef=coef, intercept=intercept))
+        add_secure_support(
+            set_fitted(self, replace(result, coef=coef, intercept=intercept))
+        )
         self.y_bounds_ = (low, high)
         return self
 
