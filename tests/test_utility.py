@@ -197,6 +197,25 @@ def test_row_count_has_sensitivity_one_under_both_relations():
         assert privacy_filter.mu_spent == pytest.approx(0.5)
 
 
+def test_row_count_noise_alone_does_not_flag_small_well_scaled_data():
+    # No row above the limit; the noise draws +1 std = 40 rows, more than half
+    # of 50. The two-std margin keeps the warning for real majorities.
+    X = np.full((50, 2), 0.5)
+    for count_rows, expected in ((X, 0), (X * 1000.0, 1)):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            _utility.check_row_norms(
+                count_rows,
+                clip_norm=1.0,
+                privacy_filter=GaussianPrivacyFilter(1.0),
+                noise_multiplier=40.0 if expected == 0 else 10.0,
+                rng=_OnesGenerator(),
+                n_samples=50,
+                stacklevel=1,
+            )
+        assert len([w for w in caught if "unscaled" in str(w.message)]) == expected
+
+
 def test_utility_diagnostics_must_be_a_bool():
     X, y = load_breast_cancer(return_X_y=True)
     with pytest.raises(ValueError, match="utility_diagnostics"):

@@ -110,10 +110,6 @@ def test_weights_refused_where_not_implemented(params, weighted):
         DPLogisticRegression(**params).fit(X, y, sample_weight=sample_weight)
 
 
-def test_balanced_refused_with_minibatches():
-    X, y = _data(n=80)
-    with pytest.raises(ValueError, match="'balanced' needs batch_size=None"):
-        DPLogisticRegression(class_weight="balanced", batch_size=10).fit(X, y)
 
 
 # --- unit weights change nothing, bit for bit --------------------------------------
@@ -343,3 +339,50 @@ def test_balanced_under_a_declared_size_has_the_class_counts_only():
     assert clf.ledger_[0] == GaussianSteps(1.0 / (math.sqrt(CLASS_COUNT_SHARE) * mu))
     assert clf.ledger_[1].count == clf.n_iter_
     assert clf.epsilon_ <= 1.0 + 1e-9
+
+
+@pytest.mark.parametrize("accountant", ["pld", "rdp"])
+def test_balanced_with_minibatches_composes_the_counts_with_the_plan(accountant):
+    # The class counts (a full-batch Gaussian step) come first in the filter; the
+    # subsampled plan is fitted to what they left, in the same accountant.
+    X, y = _data(n=3000, weights=[0.9])
+    params = dict(
+        epsilon=1.0,
+        batch_size=300,
+        public_n_samples=3000,
+        accountant=accountant,
+        random_state=0,
+        utility_diagnostics=False,
+    )
+    clf = DPLogisticRegression(class_weight="balanced", **params).fit(X, y)
+    mu = gdp_mu(1.0, clf.delta)
+    counts = GaussianSteps(1.0 / (math.sqrt(CLASS_COUNT_SHARE) * mu))
+    assert clf.ledger_[0] == counts
+    assert all(step.sampling_rate == pytest.approx(0.1) for step in clf.ledger_[1:])
+    assert clf.epsilon_ <= 1.0 + 1e-9
+    spent = ledger_epsilon(clf.ledger_, clf.delta, accountant=accountant)
+    assert spent == pytest.approx(clf.epsilon_, rel=1e-6)
+    assert spent > 0.99  # the plan spends what the counts left
+    # Without the counts' record the steps alone spend visibly less: the counts
+    # are composed, not dropped (a filter that forgot them would reach 1 here).
+    alone = ledger_epsilon(clf.ledger_[1:], clf.delta, accountant=accountant)
+    assert alone < 0.995
+    plain = DPLogisticRegression(**params).fit(X, y)
+    assert np.mean(clf.predict(X) == 1) > np.mean(plain.predict(X) == 1)
+
+
+def test_balanced_with_minibatches_without_a_declared_size():
+    # The row count sized the plan: the fixed-order Rényi filter holds both counts.
+    X, y = _data(n=3000, weights=[0.9])
+    clf = DPLogisticRegression(
+        epsilon=1.0,
+        class_weight="balanced",
+        batch_size=300,
+        random_state=0,
+        utility_diagnostics=False,
+    ).fit(X, y)
+    mu = gdp_mu(1.0, clf.delta)
+    z_share = 1.0 / (math.sqrt(CLASS_COUNT_SHARE) * mu)
+    assert clf.ledger_[0] == GaussianSteps(z_share, count=2)
+    assert clf.epsilon_ <= 1.0 + 1e-9
+    assert clf.n_iter_ > 0

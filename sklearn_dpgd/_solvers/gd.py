@@ -262,8 +262,10 @@ def training_filter(
         See :func:`fit_plan_to_budget`.
     class_count_multiplier : float or None, default=None
         Noise multiplier of the noisy class counts of ``class_weight="balanced"``
-        (a full-batch Gaussian mechanism), recorded after the row count; full-batch
-        plans only.
+        (a full-batch Gaussian mechanism), recorded after the row count. They
+        weight the rows and choose nothing of the plan, so subsampled plans
+        compose them with their steps in the plan's accountant (PLD or RDP; the
+        fixed-order Rényi filter when a row count sized the plan).
 
     Returns
     -------
@@ -278,9 +280,7 @@ def training_filter(
         if class_count_multiplier is not None:
             privacy_filter.charge(GaussianSteps(class_count_multiplier))
         return privacy_filter, noise_multipliers, learning_rates
-    if class_count_multiplier is not None:
-        raise ValueError("noisy class counts are accounted for full-batch plans only.")
-    # The same accountant approves the plan (the count included), is
+    # The same accountant approves the plan (the counts included), is
     # calibrated to, and reports: the PLD by default, RDP on request.
     if count:
         # The plan's sampling rate batch_size / m depends on the count's
@@ -290,6 +290,8 @@ def training_filter(
         # the tight accountants below approve a plan fixed in advance.
         privacy_filter = fixed_order_filter(epsilon, delta)
         privacy_filter.charge(GaussianSteps(count_multiplier))
+        if class_count_multiplier is not None:
+            privacy_filter.charge(GaussianSteps(class_count_multiplier))
         order = np.array([float(privacy_filter.order)])
 
         def spent(z):  # RDP (nats) at the filter's order, count included
@@ -303,6 +305,11 @@ def training_filter(
             PldPrivacyFilter if accountant == "pld" else PlannedStepsRdpFilter
         )
         privacy_filter = filter_class(epsilon, delta)
+        if class_count_multiplier is not None:
+            # The class counts set the rows' weights, never the plan (its noise,
+            # length and sampling rate are public): a full-batch Gaussian step
+            # composed with the subsampled ones in the same accountant.
+            privacy_filter.charge(GaussianSteps(class_count_multiplier))
         if accountant == "pld":  # run the levels the PLD composes
             noise_multipliers = pld_plan_levels(noise_multipliers, sampling_rate)
 

@@ -316,7 +316,7 @@ class _BaseDPLinearModel(NotFittedAttributesMixin, BaseEstimator):
             ``fit_intercept=False``); or ``sample_weight`` has the wrong shape or
             a weight that is negative, not finite or above ``max_sample_weight``;
             or weights are given with ``solver="snowball"`` or an adaptive
-            schedule, or ``class_weight="balanced"`` with ``batch_size``.
+            schedule.
         TypeError
             If a parameter has a wrong type (e.g. ``schedule`` without a
             ``noise_multipliers`` method), or only one of ``X`` and ``y`` is a

@@ -154,9 +154,10 @@ _PARAMS_OPTIMISER = """\
         alike; the L2 penalty is multiplied by ``K min_j n~_j / sum_j n~_j``, the
         factor the rescaled weights are below scikit-learn's, so the objective
         keeps the minimiser of ``LogisticRegression(class_weight="balanced")``
-        (``alpha_`` is the penalty used). "balanced" needs ``batch_size=None``;
-        weights of either kind need ``solver="gd"`` and a data-independent
-        ``schedule``. ``predict_proba`` of a weighted fit estimates the weighted
+        (``alpha_`` is the penalty used). With ``batch_size`` the counts (a
+        full-batch Gaussian mechanism) are composed with the subsampled steps in
+        the fit's accountant. Weights of either kind need ``solver="gd"`` and a
+        data-independent ``schedule``. ``predict_proba`` of a weighted fit estimates the weighted
         problem's probabilities, as in scikit-learn.
     max_sample_weight : float, default=1.0
         Public bound of the ``sample_weight`` passed to ``fit``, > 0 and finite:

@@ -306,7 +306,7 @@ def check_weight_settings(estimator, sample_weighted):
     ------
     ValueError
         If weights (sample or class) are used with ``solver="snowball"`` or an
-        adaptive schedule, or ``class_weight="balanced"`` with ``batch_size``.
+        adaptive schedule.
     """
     if not sample_weighted and estimator.class_weight is None:
         return
@@ -315,12 +315,6 @@ def check_weight_settings(estimator, sample_weighted):
             "sample_weight and class_weight need solver='gd' with a "
             "data-independent schedule: Snowball-SGD's plan and the adaptive "
             "schedules' private step-size selections assume unweighted rows."
-        )
-    if estimator.class_weight == "balanced" and estimator.batch_size is not None:
-        raise ValueError(
-            "class_weight='balanced' needs batch_size=None: its noisy class "
-            "counts are accounted with full-batch Gaussian steps; pass a dict "
-            "of public class weights for minibatch fits."
         )
 
 
