@@ -137,14 +137,19 @@ def per_example_losses(X, y, W, b, fit_intercept, loss, h=0.5):
     return lse - M[np.arange(len(y)), y]
 
 
-def clipped_objective_along(X, y, W, b, D, db, etas, fit_intercept, clip, loss, h=0.5):
-    """sum_i min(l_i(theta - eta D), clip) for each eta (Lee & Kifer, KDD 2018, Alg. 1)."""
+def clipped_objective_along(
+    X, y, W, b, D, db, etas, fit_intercept, clip, loss, h=0.5, weights=None
+):
+    """sum_i w_i min(l_i(theta - eta D), clip) for each eta (Lee & Kifer, KDD 2018,
+    Alg. 1; w_i = 1 when ``weights`` is None)."""
+    w = np.ones(X.shape[0]) if weights is None else weights
     return np.array(
         [
-            np.minimum(
+            w
+            @ np.minimum(
                 per_example_losses(X, y, W - e * D, b - e * db, fit_intercept, loss, h),
                 clip,
-            ).sum()
+            )
             for e in etas
         ]
     )

@@ -101,6 +101,8 @@ def test_same_model_and_epsilon_as_numpy(client, Estimator, n_classes):
         dict(class_weight={1: 0.5, 11: 2.0}, max_sample_weight=3.0),
         dict(class_weight="balanced", max_sample_weight=3.0),
         dict(batch_size=600, max_sample_weight=3.0),
+        dict(batch_size=600, class_weight="balanced", max_sample_weight=3.0),
+        dict(schedule=AdaptiveStepSchedule(), max_sample_weight=3.0),
     ],
 )
 def test_weighted_same_model_as_numpy(client, params):

@@ -107,29 +107,30 @@ def test_row_sample_float32_and_overflowed_rows():
 @pytest.mark.parametrize("loss", ["logistic", "huber_hinge"])
 @pytest.mark.parametrize("K", [1, 3])
 @pytest.mark.parametrize("sparse", [False, True])
-def test_objective_along_matches_reference_and_kernel(loss, K, sparse):
+@pytest.mark.parametrize("weighted", [False, True])
+def test_objective_along_matches_reference_and_kernel(loss, K, sparse, weighted):
     X, y, W, b = _data(K=K, seed=1)
     D = np.random.default_rng(2).standard_normal(W.shape)
     db = np.ones(K)
     etas = np.array([0.0, 0.5, 1.0, 3.0])
     rows = np.arange(0, X.shape[0], 2, dtype=np.int64)
+    weights = (
+        np.random.default_rng(3).uniform(0.0, 2.0, X.shape[0]) if weighted else None
+    )
     Xs = sp.csr_matrix(X) if sparse else X
-    got = _twins.clipped_objective_along(
-        Xs, y, W, b, D, db, etas, rows, True, 2.0, LOSSES[loss], 0.5
-    )
+    args = (etas, rows, True, 2.0, LOSSES[loss], 0.5, weights)
+    got = _twins.clipped_objective_along(Xs, y, W, b, D, db, *args)
     expected = ref.clipped_objective_along(
-        X[rows], y[rows], W, b, D, db, etas, True, 2.0, loss
-    )
+        X[rows], y[rows], W, b, D, db, etas, True, 2.0, loss,
+        weights=None if weights is None else weights[rows],
+    )  # fmt: skip
     np.testing.assert_allclose(got, expected, rtol=1e-12)
     if sparse:
         kernel = _kernels.clipped_objective_along_csr(
-            Xs.data, Xs.indices, Xs.indptr, X.shape[1], y, W, b, D, db, etas, rows,
-            True, 2.0, LOSSES[loss], 0.5,
-        )  # fmt: skip
-    else:
-        kernel = _kernels.clipped_objective_along(
-            X, y, W, b, D, db, etas, rows, True, 2.0, LOSSES[loss], 0.5
+            Xs.data, Xs.indices, Xs.indptr, X.shape[1], y, W, b, D, db, *args
         )
+    else:
+        kernel = _kernels.clipped_objective_along(X, y, W, b, D, db, *args)
     np.testing.assert_allclose(got, kernel, rtol=1e-12)
 
 

@@ -20,7 +20,9 @@ from sklearn_dpgd.linear_model._weights import (
     balanced_weights,
     noisy_class_counts,
 )
-from sklearn_dpgd.schedules import AdaptiveStepSchedule
+from sklearn_dpgd.schedules import AdaptiveStepSchedule, LineSearchSchedule
+
+from . import _reference as ref
 
 ESTIMATORS = [DPLogisticRegression, DPHuberSVM]
 
@@ -99,17 +101,14 @@ def test_class_weight_validation():
     [
         (dict(solver="snowball"), "sample"),
         (dict(solver="snowball", class_weight={0: 2.0}), None),
-        (dict(schedule=AdaptiveStepSchedule(), max_iter=3), "sample"),
-        (dict(schedule=AdaptiveStepSchedule(), class_weight="balanced"), None),
+        (dict(solver="newton"), "sample"),
     ],
 )
 def test_weights_refused_where_not_implemented(params, weighted):
     X, y = _data(n=80)
     sample_weight = np.ones(80) if weighted else None
-    with pytest.raises(ValueError, match="need solver='gd' with a data-independent"):
+    with pytest.raises(ValueError, match="need solver='gd'"):
         DPLogisticRegression(**params).fit(X, y, sample_weight=sample_weight)
-
-
 
 
 # --- unit weights change nothing, bit for bit --------------------------------------
@@ -386,3 +385,81 @@ def test_balanced_with_minibatches_without_a_declared_size():
     assert clf.ledger_[0] == GaussianSteps(z_share, count=2)
     assert clf.epsilon_ <= 1.0 + 1e-9
     assert clf.n_iter_ > 0
+
+
+# --- weights with the adaptive schedules (private step-size selections) ------------
+
+
+def _objective_oracle(X, y, weights, w_max):
+    return PrivateGradientOracle(
+        X, y, n_outputs=1, loss=0, huber_width=0.5, clip_norm=1.0, sensitivity=1.0,
+        fit_intercept=True, privacy_filter=None, rng=None, public_n_samples=len(y),
+        sample_weight=weights, max_weight=w_max,
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_weighted_objective_sums_attain_the_scaled_sensitivity(sparse):
+    # A far, misclassified row of weight w_max has a clipped loss C_obj at every
+    # candidate: adding it moves each score by exactly w_max C_obj, the
+    # sensitivity the selections' noise is scaled to (and 4 times the unweighted
+    # one: a selection calibrated to C_obj would break the guarantee here).
+    X, y = _data(n=20000)  # above the twins' threshold: the compiled kernels
+    w_max, c_obj = 4.0, 2.0
+    weights = np.random.default_rng(1).uniform(0.0, w_max, size=len(y))
+    far = np.full((1, X.shape[1]), 50.0)
+    Xp, yp, wp = np.vstack([X, far]), np.append(y, 0), np.append(weights, w_max)
+    if sparse:
+        X, Xp = sp.csr_matrix(X), sp.csr_matrix(Xp)
+    W, b = np.ones((1, X.shape[1])), np.zeros(1)
+    D, db = np.ones((1, X.shape[1])) * 0.1, np.zeros(1)
+    etas = np.array([0.0, 0.5, 1.0])
+    oracle = _objective_oracle(X, y, weights, w_max)
+    before = oracle._objective_along(W, b, D, db, etas, 1.0, c_obj)
+    after = _objective_oracle(Xp, yp, wp, w_max)._objective_along(
+        W, b, D, db, etas, 1.0, c_obj
+    )
+    np.testing.assert_allclose(after - before, w_max * c_obj, rtol=1e-9)
+    assert oracle._objective_sensitivity(c_obj) == w_max * c_obj
+    # And the sums are the weighted ones (the twins agree on a small subset).
+    small = _objective_oracle(X[:200], y[:200], weights[:200], w_max)
+    assert not _objective_oracle(X, y, weights, w_max).runs_twins
+    assert small.runs_twins
+    want = ref.clipped_objective_along(
+        np.asarray(sp.csr_matrix(X[:200]).toarray()), y[:200], W, b, D, db, etas,
+        True, c_obj, "logistic", weights=weights[:200],
+    )  # fmt: skip
+    np.testing.assert_allclose(
+        small._objective_along(W, b, D, db, etas, 1.0, c_obj), want, rtol=1e-12
+    )
+
+
+@pytest.mark.parametrize("schedule", [AdaptiveStepSchedule, LineSearchSchedule])
+@pytest.mark.parametrize("fmt", ["dense", "csr"])
+@pytest.mark.parametrize("n", [3000, 20000], ids=["twins", "kernels"])
+def test_adaptive_fits_with_unit_weights_equal_unweighted_fits(schedule, fmt, n):
+    # The weighted selections run the same algorithm: unit weights reproduce the
+    # unweighted fit (to rounding: the weighted sums skip one product shortcut).
+    X, y = _data(n=n)
+    if fmt == "csr":
+        X = sp.csr_matrix(X)
+    params = dict(epsilon=1.0, schedule=schedule(), max_iter=20, random_state=3)
+    plain = DPLogisticRegression(**params).fit(X, y)
+    unit = DPLogisticRegression(**params).fit(X, y, sample_weight=np.ones(n))
+    np.testing.assert_allclose(unit.coef_, plain.coef_, rtol=1e-8, atol=1e-12)
+    assert unit.ledger_ == plain.ledger_
+    assert unit.epsilon_ <= 1.0 + 1e-9
+
+
+def test_balanced_with_an_adaptive_schedule_records_the_counts_first():
+    X, y = _data(n=3000, weights=[0.9])
+    params = dict(epsilon=1.0, schedule=AdaptiveStepSchedule(), random_state=0)
+    clf = DPLogisticRegression(class_weight="balanced", **params).fit(X, y)
+    mu = gdp_mu(1.0, clf.delta)
+    z_share = 1.0 / (math.sqrt(CLASS_COUNT_SHARE) * mu)
+    # The row count and the class counts, then the strategy's own records.
+    assert clf.ledger_[0] == GaussianSteps(z_share, count=2)
+    assert len(clf.noise_multipliers_) == clf.n_iter_ or clf.n_iter_ > 0
+    assert clf.epsilon_ <= 1.0 + 1e-9
+    plain = DPLogisticRegression(**params).fit(X, y)
+    assert np.mean(clf.predict(X) == 1) > np.mean(plain.predict(X) == 1)

@@ -292,12 +292,14 @@ def _chunk_clipped_sum(X_chunk, y_chunk, norms, weights, W, b, kernel_args, q, s
     )
 
 
-def _chunk_objective(X_chunk, y_chunk, W, b, D, db, etas, objective_args, q, seed):
+def _chunk_objective(
+    X_chunk, y_chunk, weights, W, b, D, db, etas, objective_args, q, seed
+):
     """Runs on the worker holding the chunk; returns only the objective sums."""
     n = X_chunk.shape[0]
     rows = _chunk_sample(n, q, seed, np.arange(n, dtype=np.int64))
     return kernels().clipped_objective_along(
-        X_chunk, y_chunk, W, b, D, db, etas, rows, *objective_args
+        X_chunk, y_chunk, W, b, D, db, etas, rows, *objective_args, weights
     )
 
 
@@ -402,7 +404,7 @@ class DaskRows:
         seeds = self._seeds(sampling_rate, rng)
         return self._reduce(
             _chunk_objective,
-            lambda X_chunk, y_chunk, norms, weights: (X_chunk, y_chunk),
+            lambda X_chunk, y_chunk, norms, weights: (X_chunk, y_chunk, weights),
             (W, b, D, db, etas, objective_args, sampling_rate),
             seeds,
         )

@@ -558,8 +558,9 @@ _MAX_PRODUCT_CLIP = 20.0
 
 
 @njit(cache=True, inline="always")
-def _clipped_losses_along(u, v, yi, etas, loss, h, objective_clip, out):
-    """Add ``min(l(u - eta v), C_obj)`` of one example to ``out[j]`` for each eta.
+def _clipped_losses_along(u, v, yi, etas, loss, h, objective_clip, out, weight):
+    """Add ``weight min(l(u - eta v), C_obj)`` of one example to ``out[j]`` for each
+    eta (``weight`` 1.0 when unweighted: the same bits as without it).
 
     ``u`` (K,) are the margins at the current point and ``v`` (K,) the margins of
     the direction, so the candidate ``theta - eta D`` has margins ``u - eta v``.
@@ -588,7 +589,7 @@ def _clipped_losses_along(u, v, yi, etas, loss, h, objective_clip, out):
             val = top + math.log(total) - (u[yk] - eta * v[yk])
         if not val <= objective_clip:
             val = objective_clip
-        out[j] += val
+        out[j] += val * weight
 
 
 @njit(cache=True, inline="always")
@@ -629,7 +630,21 @@ def _logistic_factors_along(t, w, etas, uniform, objective_clip, prod):
     fastmath=_FASTMATH,
 )
 def _objective_blocks(
-    X, y, W, b, D, db, etas, rows, fit_intercept, objective_clip, loss, h, uniform, fast
+    X,
+    y,
+    W,
+    b,
+    D,
+    db,
+    etas,
+    rows,
+    fit_intercept,
+    objective_clip,
+    loss,
+    h,
+    uniform,
+    fast,
+    weights,
 ):
     d = X.shape[1]
     n = rows.shape[0]
@@ -665,7 +680,10 @@ def _objective_blocks(
                         prod[j] = 1.0
                     count = 0
             else:
-                _clipped_losses_along(u, v, y[i], etas, loss, h, objective_clip, acc)
+                wi = 1.0 if weights is None else weights[i]
+                _clipped_losses_along(
+                    u, v, y[i], etas, loss, h, objective_clip, acc, wi
+                )
         if fast and count > 0:
             for j in range(n_eta):
                 acc[j] += math.log(prod[j])
@@ -675,10 +693,16 @@ def _objective_blocks(
     return out
 
 
-def _objective_mode(etas, K, loss, objective_clip):
-    """(uniform, fast) flags of the objective kernels for these candidates."""
+def _objective_mode(etas, K, loss, objective_clip, weighted):
+    """(uniform, fast) flags of the objective kernels for these candidates (the
+    product of :func:`_logistic_factors_along` sums unweighted losses only)."""
     etas = np.asarray(etas)
-    fast = K == 1 and loss == LOGISTIC and objective_clip <= _MAX_PRODUCT_CLIP
+    fast = (
+        not weighted
+        and K == 1
+        and loss == LOGISTIC
+        and objective_clip <= _MAX_PRODUCT_CLIP
+    )
     with np.errstate(over="ignore", invalid="ignore"):
         uniform = (
             etas.shape[0] > 1
@@ -689,9 +713,23 @@ def _objective_mode(etas, K, loss, objective_clip):
 
 
 def clipped_objective_along(
-    X, y, W, b, D, db, etas, rows, fit_intercept, objective_clip, loss, h, threads=None
+    X,
+    y,
+    W,
+    b,
+    D,
+    db,
+    etas,
+    rows,
+    fit_intercept,
+    objective_clip,
+    loss,
+    h,
+    weights=None,
+    threads=None,
 ):
-    """Clipped objective sums ``sum_i min(l_i(theta - eta D), C_obj)`` for many eta.
+    """Clipped objective sums ``sum_i w_i min(l_i(theta - eta D), C_obj)`` for many
+    eta.
 
     One pass over the rows: the margins of ``theta`` and of the direction ``D`` are
     computed once per row, and every candidate step size reuses them. Used by the
@@ -716,6 +754,9 @@ def clipped_objective_along(
         ``C_obj`` > 0: each example's loss is clipped to it.
     loss : int
     h : float
+    weights : ndarray of shape (n_samples,), float64, or None, default=None
+        Per-row weights ``w_i`` in ``[0, w_max]``; None: every weight is 1. Each
+        term is then at most ``w_max C_obj``.
     threads : int, optional
         Most threads to use (default: Numba's count); see :class:`_Kernel`.
 
@@ -723,7 +764,9 @@ def clipped_objective_along(
     -------
     sums : ndarray of shape (n_etas,), float64
     """
-    uniform, fast = _objective_mode(etas, W.shape[0], loss, objective_clip)
+    uniform, fast = _objective_mode(
+        etas, W.shape[0], loss, objective_clip, weights is not None
+    )
     return _objective_blocks.run(
         threads,
         X,
@@ -740,6 +783,7 @@ def clipped_objective_along(
         h,
         uniform,
         fast,
+        weights,
     )
 
 
@@ -766,6 +810,7 @@ def clipped_objective_along_csr(
     objective_clip,
     loss,
     h,
+    weights=None,
 ):
     """CSR twin of :func:`clipped_objective_along`."""
     n = rows.shape[0]
@@ -789,7 +834,8 @@ def clipped_objective_along_csr(
                     sv += data[p] * D[k, j]
                 u[k] = su
                 v[k] = sv
-            _clipped_losses_along(u, v, y[i], etas, loss, h, objective_clip, acc)
+            wi = 1.0 if weights is None else weights[i]
+            _clipped_losses_along(u, v, y[i], etas, loss, h, objective_clip, acc, wi)
     out = np.zeros(n_eta)
     for blk in range(n_blocks):
         out += partial[blk]

@@ -251,13 +251,14 @@ class PrivateGradientOracle:
         grad[:, :width] += sigma * self._rng.standard_normal((self.n_outputs, width))
 
     def _refuse_weights(self, query):
-        # The clipped objective sums and the Snowball plan are not weighted: their
-        # sensitivities assume weight 1, so a weighted fit may not reach them.
+        # The Snowball plan's step sizes assume weight 1 (its contraction bound),
+        # so a weighted fit may not reach it.
         if self._weighted:
             raise ValueError(f"{query} do not support sample or class weights.")
 
     def _objective_along(self, W, b, D, db, etas, sampling_rate, objective_clip):
-        self._refuse_weights("The private step-size selections")
+        # Weighted rows add w_i min(l_i, C_obj) <= w_max C_obj each: the
+        # sensitivity below scales by w_max as the gradient's does.
         objective_args = (
             self._fit_intercept,
             float(objective_clip),
@@ -270,8 +271,9 @@ class PrivateGradientOracle:
         )
 
     def _objective_sensitivity(self, objective_clip):
-        # A row moves each clipped-objective sum by at most C_obj when added or
-        # removed, 2 C_obj when replaced (the ratio sensitivity / clip_norm).
+        # A row moves each clipped-objective sum by at most w_max C_obj when added
+        # or removed, 2 w_max C_obj when replaced (the ratio sensitivity /
+        # clip_norm, w_max included).
         return (self._sensitivity / self._clip_norm) * float(objective_clip)
 
     def noisy_argmin(self, W, b, D, db, etas, public_scores, objective_clip, epsilon):

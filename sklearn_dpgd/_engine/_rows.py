@@ -147,7 +147,7 @@ class LocalRows:
         sums : ndarray of shape (n_etas,), float64
         """
         rows = self._sample(sampling_rate, rng)
-        args = (W, b, D, db, etas, rows, *objective_args)
+        args = (W, b, D, db, etas, rows, *objective_args, self._weights)
         if self._sparse:
             data, indices, indptr, d = self._csr
             return self._kernels.clipped_objective_along_csr.run(
@@ -193,5 +193,5 @@ class SmallRows(LocalRows):
         """As :meth:`LocalRows.objective_along`, on the NumPy twin."""
         rows = self._sample(sampling_rate, rng)
         return _twins.clipped_objective_along(
-            self._X, self._y, W, b, D, db, etas, rows, *objective_args
+            self._X, self._y, W, b, D, db, etas, rows, *objective_args, self._weights
         )

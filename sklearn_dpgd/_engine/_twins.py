@@ -230,7 +230,7 @@ def clipped_gradient_sum(
 
 
 def clipped_objective_along(
-    X, y, W, b, D, db, etas, rows, fit_intercept, objective_clip, loss, h
+    X, y, W, b, D, db, etas, rows, fit_intercept, objective_clip, loss, h, weights=None
 ):
     """Twin of :func:`sklearn_dpgd._engine._kernels.clipped_objective_along`.
 
@@ -248,14 +248,17 @@ def clipped_objective_along(
         ``C_obj``).
     loss : int
     h : float
+    weights : ndarray of shape (n_samples,), float64, or None, default=None
+        Per-row weights; None: every weight is 1.
 
     Returns
     -------
     sums : ndarray of shape (n_etas,), float64
-        ``sum_i min(l_i(theta - eta D), C_obj)`` for each eta (L1 sensitivity
-        ``C_obj`` per row).
+        ``sum_i w_i min(l_i(theta - eta D), C_obj)`` for each eta (L1 sensitivity
+        ``w_max C_obj`` per row).
     """
     Xr, yr = _selected(X, y, rows)
+    wr = None if weights is None else (weights if rows is None else weights[rows])
     U = _margins(Xr, W, b, fit_intercept)
     V = _margins(Xr, D, db, fit_intercept)
     K = W.shape[0]
@@ -271,5 +274,6 @@ def clipped_objective_along(
                 top = Z.max(axis=1)
                 lse = top + np.log(np.exp(Z - top[:, None]).sum(axis=1))
                 val = lse - Z[np.arange(Z.shape[0]), yr]
-            out[j] = np.where(val <= objective_clip, val, objective_clip).sum()
+            clipped = np.where(val <= objective_clip, val, objective_clip)
+            out[j] = clipped.sum() if wr is None else clipped @ wr
     return out

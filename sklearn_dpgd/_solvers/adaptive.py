@@ -23,6 +23,7 @@ def solve(
     dtype,
     fit_intercept,
     delta,
+    class_count_multiplier=None,
 ):
     """Run an adaptive strategy under its Rényi filter.
 
@@ -48,6 +49,9 @@ def solve(
         Whether intercepts are released (else zeros).
     delta : float
         Delta of the guarantee.
+    class_count_multiplier : float or None, default=None
+        Noise multiplier of the class counts of ``class_weight="balanced"``,
+        which ran after the row count; None if they did not run.
 
     Returns
     -------
@@ -56,8 +60,11 @@ def solve(
         realised spend; ``mu`` is None.
     """
     privacy_filter = schedule.make_filter(context)
-    if count_multiplier is not None:  # the count ran first: the filter's first record
-        privacy_filter.charge(GaussianSteps(count_multiplier))
+    # The counts ran first (the rows', then the classes'): the filter's first
+    # records, so the strategy stops within what they left.
+    counts = [z for z in (count_multiplier, class_count_multiplier) if z is not None]
+    for z in counts:
+        privacy_filter.charge(GaussianSteps(z))
     theta, learning_rates = schedule.run(
         make_oracle(privacy_filter=privacy_filter),
         context,
@@ -77,7 +84,5 @@ def solve(
         public_n_samples=context.n_samples,
         n_iter=int(learning_rates.shape[0]),
         learning_rates=learning_rates,
-        noise_multipliers=privacy_filter.noise_multipliers[
-            int(count_multiplier is not None) :
-        ],
+        noise_multipliers=privacy_filter.noise_multipliers[len(counts) :],
     )

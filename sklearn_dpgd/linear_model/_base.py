@@ -315,8 +315,7 @@ class _BaseDPLinearModel(NotFittedAttributesMixin, BaseEstimator):
             ``solver="snowball"`` (or ``intercept_init`` with
             ``fit_intercept=False``); or ``sample_weight`` has the wrong shape or
             a weight that is negative, not finite or above ``max_sample_weight``;
-            or weights are given with ``solver="snowball"`` or an adaptive
-            schedule.
+            or weights are given with ``solver="snowball"``.
         TypeError
             If a parameter has a wrong type (e.g. ``schedule`` without a
             ``noise_multipliers`` method), or only one of ``X`` and ``y`` is a
@@ -398,6 +397,7 @@ class _BaseDPLinearModel(NotFittedAttributesMixin, BaseEstimator):
                 schedule,
                 context,
                 count_multiplier=z_count,
+                class_count_multiplier=z_class,
                 max_updates=MAX_HORIZON
                 if self.max_iter == "auto"
                 else int(self.max_iter),

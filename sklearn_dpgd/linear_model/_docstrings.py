@@ -156,9 +156,11 @@ _PARAMS_OPTIMISER = """\
         keeps the minimiser of ``LogisticRegression(class_weight="balanced")``
         (``alpha_`` is the penalty used). With ``batch_size`` the counts (a
         full-batch Gaussian mechanism) are composed with the subsampled steps in
-        the fit's accountant. Weights of either kind need ``solver="gd"`` and a
-        data-independent ``schedule``. ``predict_proba`` of a weighted fit estimates the weighted
-        problem's probabilities, as in scikit-learn.
+        the fit's accountant. Weights of either kind need ``solver="gd"`` (with
+        any ``schedule``: the adaptive selections' objective sums are weighted
+        too, their sensitivity scaled by ``w_max``). ``predict_proba`` of a
+        weighted fit estimates the weighted problem's probabilities, as in
+        scikit-learn.
     max_sample_weight : float, default=1.0
         Public bound of the ``sample_weight`` passed to ``fit``, > 0 and finite:
         every weight must lie in ``[0, max_sample_weight]`` (a ValueError naming

@@ -33,7 +33,6 @@ from sklearn.utils.validation import (
 
 from .._engine._dask import is_dask_collection
 from .._public_size import count_noise_multiplier
-from ..schedules import AdaptiveSchedule
 
 __all__ = [
     "CLASS_COUNT_SHARE",
@@ -305,16 +304,15 @@ def check_weight_settings(estimator, sample_weighted):
     Raises
     ------
     ValueError
-        If weights (sample or class) are used with ``solver="snowball"`` or an
-        adaptive schedule.
+        If weights (sample or class) are used with a solver other than "gd".
     """
     if not sample_weighted and estimator.class_weight is None:
         return
-    if estimator.solver != "gd" or isinstance(estimator.schedule, AdaptiveSchedule):
+    if estimator.solver != "gd":
         raise ValueError(
-            "sample_weight and class_weight need solver='gd' with a "
-            "data-independent schedule: Snowball-SGD's plan and the adaptive "
-            "schedules' private step-size selections assume unweighted rows."
+            "sample_weight and class_weight need solver='gd': the step sizes of "
+            "Snowball-SGD's plan (amplification by iteration) assume unweighted "
+            "rows, and solver='newton' bounds unweighted Hessians."
         )
 
 
