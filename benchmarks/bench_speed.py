@@ -1,7 +1,7 @@
 """Speed of the private fit against scikit-learn and NumPy: the ratios of issue 19.
 
     python benchmarks/bench_speed.py [--quick] [--repeats 5] [--data-home DIR]
-        [--skip-cold] [--small]
+        [--skip-cold] [--small] [--whole]
 
 Every ratio is measured side by side in this one process (the two sides of a ratio
 alternate within each repeat) and the median of the per-repeat ratios is printed, so
@@ -18,6 +18,11 @@ Rows (``--quick`` shrinks the synthetic matrices and the step counts, not Adult)
   pairs ``X @ w``, ``X.T @ r``;
 - the default fit on Adult as CSR over the same fit on dense Adult (epsilon 1.6);
 - 100 private steps on a dense 400,000 x 100 matrix over 100 BLAS products ``X @ w``;
+- whole ``fit()`` calls (``max_iter=100``, the public size declared, every other
+  parameter at its default) on both matrices over 100 SciPy pairs / BLAS passes,
+  with a cProfile of one fit saying which share each stage takes (validation, row
+  norms, utility diagnostics, calibration stage, steps); ``--whole`` runs only
+  only these;
 - a fit (``max_iter=50``) on that matrix in float32 over the same fit in float64;
 - ``GridSearchCV(n_jobs=2)`` over ``n_jobs=1`` (4 candidates x 2 folds, the default
   estimator on Adult);
@@ -219,6 +224,95 @@ def bench_dense(n, d, n_steps, fit_iter, repeats, table):
         f"{ratio:.2f}",
         f"({a:.2f} s / {b:.2f} s)",
     )
+
+
+# Stages of a fit, by the package function that runs each (cumulative time in a
+# cProfile of one fit): what a whole fit costs around its steps.
+_STAGES = {
+    "validation": ("_validation.py", "validate_fit_data"),
+    "row norms (oracle set-up)": ("_rows.py", "__init__"),
+    "utility diagnostics": ("_utility.py", "utility_checks"),
+    "unscaled-rows count": ("_utility.py", "check_row_norms"),
+    "predicted-class counts": ("_utility.py", "check_predictions"),
+    "calibration stage": ("_calibration.py", "temperature_scale"),
+    "steps (noisy gradients)": ("_oracle.py", "noisy_gradient"),
+}
+
+
+def _stage_profile(fit):
+    """Seconds of each stage of one call of ``fit`` (cProfile, cumulative)."""
+    import cProfile
+    import pstats
+
+    profile = cProfile.Profile()
+    profile.enable()
+    start = time.perf_counter()
+    fit()
+    total = time.perf_counter() - start
+    profile.disable()
+    stats = pstats.Stats(profile).stats
+    seconds = {}
+    for label, (file, name) in _STAGES.items():
+        seconds[label] = sum(
+            v[3] for (f, _, fn), v in stats.items() if f.endswith(file) and fn == name
+        )
+    return total, seconds
+
+
+def bench_whole_fits(csr_shape, dense_shape, n_steps, repeats, table):
+    """Whole ``fit()`` calls of ``n_steps`` steps over ``n_steps`` SciPy pairs (CSR)
+    or BLAS passes (dense), and where a fit's time goes (issue 33, item 6)."""
+    n, d, nnz_row = csr_shape
+    rng = np.random.default_rng(0)
+    indices = rng.integers(0, d, size=(n, nnz_row))
+    X = sp.csr_matrix(
+        (
+            rng.standard_normal(n * nnz_row) / np.sqrt(nnz_row),
+            indices.ravel(),
+            np.arange(0, n * nnz_row + 1, nnz_row),
+        ),
+        shape=(n, d),
+    )
+    X.sum_duplicates()
+    y = (X @ rng.standard_normal(d) > 0).astype(np.int64)
+    w, r = rng.standard_normal(d), rng.standard_normal(n)
+
+    def scipy_pairs():
+        for _ in range(n_steps):
+            X @ w
+            X.T @ r
+
+    n2, d2 = dense_shape
+    Xd = rng.standard_normal((n2, d2))
+    Xd /= np.linalg.norm(Xd, axis=1, keepdims=True)
+    yd = (Xd[:, 0] + 0.5 * rng.standard_normal(n2) > 0).astype(np.int64)
+    wd = rng.standard_normal(d2)
+
+    def blas():
+        for _ in range(n_steps):
+            Xd @ wd
+
+    for label, data, target, floor, floor_name in (
+        (f"CSR {n} x {d} (nnz {X.nnz / 1e6:.1f}M)", X, y, scipy_pairs, "scipy pairs"),
+        (f"dense {n2} x {d2}", Xd, yd, blas, "BLAS X@w"),
+    ):
+        rows = data.shape[0]
+
+        def fit(data=data, target=target, rows=rows):
+            _model(1.0, rows, max_iter=n_steps).fit(data, target)
+
+        ratio, a, b = _paired(fit, floor, repeats)
+        _row(
+            table,
+            f"whole fit (max_iter={n_steps}) {label} / {n_steps} {floor_name}",
+            f"{ratio:.2f}",
+            f"({a:.2f} s / {b:.2f} s)",
+        )
+        total, stages = _stage_profile(fit)
+        shares = ", ".join(
+            f"{k} {v / total:.0%}" for k, v in stages.items() if v >= 0.005 * total
+        )
+        print(f"<!-- one profiled fit, {total:.2f} s: {shares} -->", flush=True)
 
 
 def bench_grid(X, y, repeats, table):
@@ -521,6 +615,11 @@ def main():
         action="store_true",
         help="only the rows of small data, searches, import and cold starts",
     )
+    parser.add_argument(
+        "--whole",
+        action="store_true",
+        help="only the whole fits over SciPy/BLAS, with their stage profiles",
+    )
     args = parser.parse_args()
     quick = args.quick
     repeats = args.repeats or (3 if quick else 5)
@@ -540,6 +639,9 @@ def main():
         bench_cold(quick, table, n=1_000)
         bench_cold(quick, table, n=20_000)
         return
+    if args.whole:
+        bench_whole_fits((200_000, 20_000, 20), (400_000, 100), 100, repeats, table)
+        return
     X, y = _adult(args.data_home)
     bench_adult(X, y, repeats, table)
     if quick:
@@ -548,6 +650,7 @@ def main():
     else:
         bench_csr_steps(200_000, 20_000, 20, 100, repeats, table)
         bench_dense(400_000, 100, 100, 50, repeats, table)
+        bench_whole_fits((200_000, 20_000, 20), (400_000, 100), 100, repeats, table)
     bench_grid(X[::2] if quick else X, y[::2] if quick else y, repeats, table)
     bench_fork(table)
     bench_busy(repeats, table)

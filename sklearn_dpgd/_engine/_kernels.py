@@ -48,6 +48,7 @@ _choose_threading_layer()
 
 from numba import njit, prange  # noqa: E402
 
+from . import _norm_kernels  # noqa: E402
 from ._loss_kernels import (  # noqa: E402
     example_loss,
     loss_derivative,
@@ -58,9 +59,6 @@ from ._loss_kernels import (  # noqa: E402
 # Reassociation lets LLVM vectorise dot products; inputs are validated finite before
 # they reach the kernel and NaN from overflow is caught by an explicit comparison.
 _FASTMATH = {"reassoc", "contract", "nsz", "arcp"}
-# Sums of squares only: "arcp" would turn v / top into v * (1 / top), which is
-# 0 * inf = NaN when top is subnormal.
-_REASSOC = {"reassoc", "contract", "nsz"}
 
 
 @njit(cache=True, inline="always")
@@ -501,56 +499,6 @@ def _finish(partial, fit_intercept):
     return out
 
 
-@njit(cache=True, inline="always")
-def _safe_norm(values, intercept):
-    # ||[v, 1]|| without overflow for entries up to the float64 maximum. One pass
-    # of squares in float64 when their sum is well inside the float64 range (every
-    # row of sane data); else a second, scaled pass.
-    s = 0.0
-    for v in values:
-        w = np.float64(v)
-        s += w * w
-    if 1e-290 < s < 1e290:
-        norm = math.sqrt(s)
-        return math.hypot(norm, 1.0) if intercept else norm
-    top = 0.0
-    for v in values:
-        top = max(top, abs(np.float64(v)))
-    if top == 0.0:
-        return 1.0 if intercept else 0.0
-    s = 0.0
-    for v in values:
-        u = np.float64(v) / top
-        s += u * u
-    norm = top * math.sqrt(s)
-    return math.hypot(norm, 1.0) if intercept else norm
-
-
-@_parallel_kernel(work=lambda X, fit_intercept: X.size, fastmath=_REASSOC)
-def row_norms(X, fit_intercept):
-    """``||[x_i, 1]||`` (or ``||x_i||``) of each row, shape (n_samples,), float64.
-
-    Computed once per fit, scaled so that finite rows never overflow to inf.
-    """
-    n = X.shape[0]
-    out = np.empty(n)
-    for i in prange(n):
-        out[i] = _safe_norm(X[i], fit_intercept)
-    return out
-
-
-@_parallel_kernel(
-    work=lambda data, indptr, fit_intercept: data.shape[0], fastmath=_REASSOC
-)
-def row_norms_csr(data, indptr, fit_intercept):
-    """CSR twin of :func:`row_norms`."""
-    n = indptr.shape[0] - 1
-    out = np.empty(n)
-    for i in prange(n):
-        out[i] = _safe_norm(data[indptr[i] : indptr[i + 1]], fit_intercept)
-    return out
-
-
 # Binary logistic fast path: rows per flush of the running products (each factor is
 # at most e^C_obj; 32 factors stay far from overflow for C_obj <= 20).
 _PRODUCT_ROWS = 32
@@ -840,3 +788,7 @@ def clipped_objective_along_csr(
     for blk in range(n_blocks):
         out += partial[blk]
     return out
+
+
+# The row-norm kernels live in their own module; the backends read them here.
+row_norms, row_norms_csr = _norm_kernels.row_norms, _norm_kernels.row_norms_csr

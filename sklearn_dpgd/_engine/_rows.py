@@ -15,7 +15,31 @@ from ._lazy import kernels
 from ._secure import poisson_indices
 from ._threads import ThreadChooser, fit_threads
 
-__all__ = ["LocalRows", "SmallRows"]
+__all__ = ["LocalRows", "SmallRows", "row_norms"]
+
+
+def row_norms(X, fit_intercept=False):
+    """``||x_i||`` (or ``||[x_i, 1]||``) of in-memory rows, in one pass over ``X``.
+
+    The NumPy twin for small data (no kernel is loaded), else the serial kernel:
+    no n-by-d temporary (``np.linalg.norm(X, axis=1)`` squares a copy of ``X``).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features), C-contiguous, or CSR matrix
+        Float32 or float64, validated finite.
+    fit_intercept : bool, default=False
+        Whether each norm includes the intercept's constant 1.
+
+    Returns
+    -------
+    norms : ndarray of shape (n_samples,), float64
+    """
+    if _twins.is_small(X, 1):
+        return _twins.row_norms(X, fit_intercept)
+    if sp.issparse(X):
+        return kernels().row_norms_csr.serial(X.data, X.indptr, fit_intercept)
+    return kernels().row_norms.serial(np.ascontiguousarray(X), fit_intercept)
 
 
 class LocalRows:

@@ -50,6 +50,7 @@ import scipy.sparse as sp
 from sklearn.base import is_regressor
 
 from .._base import linear_scores
+from .._engine._rows import row_norms
 from .._warnings import warn_once
 from ..accounting import GaussianSteps
 from ..exceptions import UtilityWarning, WeakPrivacyWarning
@@ -143,10 +144,8 @@ def warn_low_signal(unit, *, epsilon, n_samples, n_features, stacklevel):
 
 
 def _row_norms(X):
-    if sp.issparse(X):
-        return np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
-    if isinstance(X, np.ndarray) or not hasattr(X, "compute"):
-        return np.linalg.norm(np.asarray(X, dtype=np.float64), axis=1)
+    if sp.issparse(X) or isinstance(X, np.ndarray) or not hasattr(X, "compute"):
+        return row_norms(X)  # one pass, no n-by-d temporary
     return np.sqrt((X.astype(np.float64) ** 2).sum(axis=1))  # Dask: lazy, by chunk
 
 
