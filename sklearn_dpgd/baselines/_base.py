@@ -21,6 +21,7 @@ from ..accounting import (
     _ledger_guard_state,
 )
 from ..exceptions import WeakPrivacyWarning
+from ..linear_model._weights import check_sample_weight
 
 # Sensitivity factor f of the regularised minimiser, public divisor m: L / (m alpha)
 # (add/remove one row), 2 L / (m alpha) (replace one); see OutputPerturbationClassifier.
@@ -42,6 +43,7 @@ class _BaselineClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEstimat
         "neighboring": [StrOptions({"add_remove", "replace"})],
         "public_n_samples": [Interval(Integral, 2, None, closed="left"), None],
         "classes": ["array-like", None],
+        "max_sample_weight": [Interval(Real, 0, None, closed="neither")],
         "random_state": ["random_state"],
         "secure_mode": ["boolean"],
     }
@@ -57,10 +59,19 @@ class _BaselineClassifier(NotFittedAttributesMixin, ClassifierMixin, BaseEstimat
             if isinstance(value, Real) and not np.isfinite(value):
                 raise ValueError(f"{name} must be finite, got {value!r}.")
 
-    def _validate_fit_data(self, X, y):
+    def _validate_fit_data(self, X, y, sample_weight):
+        """``(X, y_index, n_outputs, weights, w_max)`` of a fit.
+
+        ``weights`` is None without ``sample_weight``; ``w_max`` is the public
+        bound of one row's weight: ``max_sample_weight`` with ``sample_weight``,
+        1 without (every row then weighs 1). It depends on the parameters and on
+        whether weights were passed, never on their values.
+        """
         X, y_index = validate_fit_data(self, X, y)
         n_outputs = 1 if self.classes_.shape[0] == 2 else self.classes_.shape[0]
-        return X, y_index, n_outputs
+        weights = check_sample_weight(sample_weight, X, self.max_sample_weight)
+        w_max = 1.0 if weights is None else float(self.max_sample_weight)
+        return X, y_index, n_outputs, weights, w_max
 
     def _resolve_size(self, n_rows, count_multiplier, seed):
         """The public size ``m`` (running the charged count if needed).

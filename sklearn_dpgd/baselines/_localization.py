@@ -8,7 +8,6 @@ from sklearn.base import _fit_context
 from .._base import set_fitted
 from .._boundary import add_secure_support, check_fit_boundary
 from .._engine._randomness import make_generator
-from .._errors import refuse_sample_weight
 from .._sklearn_compat import Interval, StrOptions
 from .._solvers import localization
 from .._solvers._erm import margin_smoothness
@@ -30,19 +29,24 @@ class PhasedLocalizationClassifier(_BaselineClassifier):
     a zero step), started at the previous phase's output, and releases the average
     of its ``n_i`` iterates plus Gaussian noise of std ``sigma_i = Delta_i /
     mu_t``. The model is the last phase's output. Phases whose ``n_i`` is 0 are
-    skipped.
+    skipped. With ``sample_weight``, the step of a row of weight ``w_i`` (in
+    ``[0, w_max]``, ``w_max = max_sample_weight``; without weights ``w_i = 1``
+    and ``w_max = 1``) is ``eta_i w_i`` times its gradient: a gradient step on
+    ``w_i l_i``.
 
     Assumptions and guarantee. Rows are clipped to ``||x_i|| <= data_norm`` and the
     intercept is one more coordinate fixed at 1, so each per-example loss is convex,
     ``L``-Lipschitz with ``L = G_K sqrt(data_norm^2 + fit_intercept)`` (``G_K`` as
     in :class:`OutputPerturbationClassifier`) and ``beta``-smooth with ``beta = c
     (data_norm^2 + fit_intercept)``, ``c`` the curvature of the loss in the margins
-    (1/4 binary logistic, 1/2 softmax, 1 hinge with ``h = 0.5``). With
-    ``eta_1 <= 2 / beta`` every SGD step is non-expansive (Hardt, Recht & Singer,
+    (1/4 binary logistic, 1/2 softmax, 1 hinge with ``h = 0.5``); a weighted loss
+    ``w_i l_i`` is ``w_max L``-Lipschitz and ``w_max beta``-smooth. With ``eta_1
+    <= 2 / (w_max beta)`` every SGD step is non-expansive (Hardt, Recht & Singer,
     ICML 2016, Lemma 3.7), so changing the content of one slot of a phase (a row
     for another, or an empty slot for a row) moves that phase's average iterate by
-    at most ``Delta_i = 2 L eta_i`` (ibid., Thm 3.8: the two gradient steps at that
-    slot differ by at most ``2 L eta_i``, and later steps do not expand the gap).
+    at most ``Delta_i = 2 w_max L eta_i`` (ibid., Thm 3.8: the two gradient steps
+    at that slot differ by at most ``2 w_max L eta_i``, and later steps do not
+    expand the gap).
     Neighbours change exactly one slot: under replace-one, the replaced row's slot;
     under add/remove-one, the slots are fixed by ``m``, so an added row can only
     take a slot from another row or an empty slot. Formally, the random injections
@@ -81,17 +85,19 @@ class PhasedLocalizationClassifier(_BaselineClassifier):
         chosen on a holdout of Adult's *training* split (among 3, 10, 30; mean
         holdout accuracy over epsilon in {0.1, 0.4, 1.6}), never its test split.
     learning_rate : float or "auto", default="auto"
-        Step ``eta_1`` of the first phase, > 0 and at most ``2 / beta``. "auto":
-        ``eta_1 = min((D / L) min(1 / sqrt(n_1), mu_t / (2 sqrt(p))), 2 / beta)``,
-        ``p`` the number of parameters: the step of one-pass SGD balancing
-        ``D^2 / (eta n_1)`` against ``eta L^2`` (Feldman, Koren & Talwar 2020,
-        Sec. 4, with ``1 / sqrt(n)``), capped so that the first phase's noise
-        ``sqrt(p) sigma_1`` is at most ``D``, and so that steps are contractions.
+        Step ``eta_1`` of the first phase, > 0 and at most ``2 / (w_max beta)``.
+        "auto": ``eta_1 = min((D / L_w) min(1 / sqrt(n_1), mu_t / (2 sqrt(p))), 2 /
+        (w_max beta))`` with ``L_w = w_max L``, ``p`` the number of parameters:
+        the step of one-pass SGD balancing ``D^2 / (eta n_1)`` against ``eta
+        L_w^2`` (Feldman, Koren & Talwar 2020, Sec. 4, with ``1 / sqrt(n)``),
+        capped so that the first phase's noise ``sqrt(p) sigma_1`` is at most
+        ``D``, and so that steps are contractions (``1 / w_max`` times the
+        unweighted step: weights and bound scaled together give the same fit).
     fit_intercept : bool, default=True
         Whether to fit intercepts (updated and noised like the coefficients).
     neighboring : {"add_remove", "replace"}, default="add_remove"
-        Neighbouring relation of the guarantee (the sensitivity is ``2 L eta_i``
-        under both, see above).
+        Neighbouring relation of the guarantee (the sensitivity is ``2 w_max L
+        eta_i`` under both, see above).
     public_n_samples : int or None, default=None
         A number of rows declared public (>= 2), used instead of the private
         ``n_samples`` by every rule that needs a size: the phase sizes, the
@@ -107,6 +113,13 @@ class PhasedLocalizationClassifier(_BaselineClassifier):
         :class:`~sklearn_dpgd.exceptions.PrivacyLeakWarning` is raised (and
         one-class ``y`` raises a ValueError); when given, ``y`` may lack some of
         the classes, even all but one, and ``classes_`` is the declared set.
+    max_sample_weight : float, default=1.0
+        Public bound ``w_max`` of the ``sample_weight`` passed to ``fit``, > 0 and
+        finite: every weight must lie in ``[0, max_sample_weight]`` (a ValueError
+        naming the bound otherwise, and for negative or non-finite weights). The
+        sensitivities, and the noise stds with them, are multiplied by it (the
+        "auto" step divides by it); unused when ``fit`` gets no
+        ``sample_weight``.
     random_state : int, RandomState instance or None, default=None
         Seeds the placement of the rows, the noise and the noisy count. None draws
         128 bits of fresh operating-system entropy for every fit (never NumPy's
@@ -141,7 +154,7 @@ class PhasedLocalizationClassifier(_BaselineClassifier):
     learning_rates_ : ndarray of shape (n_phases,)
         ``eta_i`` of each phase.
     sensitivities_ : ndarray of shape (n_phases,)
-        ``Delta_i = 2 L eta_i``.
+        ``Delta_i = 2 w_max L eta_i``.
     noise_scales_ : ndarray of shape (n_phases,)
         ``sigma_i = Delta_i / mu_t``: noise std on each coordinate of phase ``i``.
     mu_ : float
@@ -209,6 +222,7 @@ class PhasedLocalizationClassifier(_BaselineClassifier):
         neighboring="add_remove",
         public_n_samples=None,
         classes=None,
+        max_sample_weight=1.0,
         random_state=None,
         secure_mode=False,
     ):
@@ -222,6 +236,7 @@ class PhasedLocalizationClassifier(_BaselineClassifier):
         self.neighboring = neighboring
         self.public_n_samples = public_n_samples
         self.classes = classes
+        self.max_sample_weight = max_sample_weight
         self.random_state = random_state
         self.secure_mode = secure_mode
 
@@ -236,9 +251,10 @@ class PhasedLocalizationClassifier(_BaselineClassifier):
             Training data; rows are clipped to norm ``data_norm``.
         y : array-like of shape (n_samples,)
             Target labels.
-        sample_weight : None, default=None
-            Refused: any value but None raises a ValueError (a weight above 1
-            gives one row more influence than the sensitivity allows).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weight ``w_i`` of each row's SGD step, in ``[0, max_sample_weight]``;
+            the sensitivities are multiplied by ``max_sample_weight`` (see the
+            class docstring). None: every row weighs 1.
 
         Returns
         -------
@@ -248,20 +264,27 @@ class PhasedLocalizationClassifier(_BaselineClassifier):
         Raises
         ------
         ValueError
-            If a parameter is out of range (including ``learning_rate > 2 / beta``)
-            or ``X``/``y`` are invalid, or ``sample_weight`` is not None (weights
-            break the sensitivity).
+            If a parameter is out of range (including ``learning_rate > 2 /
+            (w_max beta)``) or ``X``/``y`` are invalid, or ``sample_weight`` has
+            the wrong shape or a weight that is negative, not finite or above
+            ``max_sample_weight``.
         """
         check_fit_boundary(self)  # a leak around this fit is named first
-        refuse_sample_weight(sample_weight, type(self).__name__)
-        self._check_finite(("epsilon", "data_norm", "radius", "learning_rate"))
-        X, y_index, n_outputs = self._validate_fit_data(X, y)
+        self._check_finite(
+            ("epsilon", "data_norm", "radius", "learning_rate", "max_sample_weight")
+        )
+        X, y_index, n_outputs, weights, w_max = self._validate_fit_data(
+            X, y, sample_weight
+        )
         row_sq = float(self.data_norm) ** 2 + float(bool(self.fit_intercept))
         beta = margin_smoothness(self.loss, n_outputs) * row_sq
-        if self.learning_rate != "auto" and float(self.learning_rate) > 2.0 / beta:
+        # A weighted step is a gradient step on w_i l_i, (w_max beta)-smooth.
+        cap = 2.0 / (w_max * beta)
+        if self.learning_rate != "auto" and float(self.learning_rate) > cap:
+            bound = "2 / beta" if weights is None else "2 / (max_sample_weight beta)"
             raise ValueError(
-                f"learning_rate={float(self.learning_rate):g} exceeds 2 / beta = "
-                f"{2.0 / beta:g}: the SGD steps would not be contractions and the "
+                f"learning_rate={float(self.learning_rate):g} exceeds {bound} = "
+                f"{cap:g}: the SGD steps would not be contractions and the "
                 "sensitivity bound would not hold."
             )
         # The whole cost is charged before the count or the phases read the data.
@@ -283,6 +306,8 @@ class PhasedLocalizationClassifier(_BaselineClassifier):
             public_n_samples=m,
             rng=make_generator(noise_seed, self.secure_mode),
             delta=self.delta,
+            weights=weights,
+            max_weight=w_max,
         )
         add_secure_support(set_fitted(self, result))
         charge.settle(result.ledger)

@@ -8,7 +8,6 @@ from sklearn.base import _fit_context
 from .._base import set_fitted
 from .._boundary import add_secure_support, check_fit_boundary
 from .._engine._randomness import make_generator
-from .._errors import refuse_sample_weight
 from .._sklearn_compat import Interval, StrOptions
 from .._solvers import outpert
 from ._base import _AUTO_RADIUS, _OUTPUT_FACTOR, _BaselineClassifier
@@ -19,7 +18,7 @@ class OutputPerturbationClassifier(_BaselineClassifier):
 
     Solves the L2-regularised empirical risk minimisation
 
-        theta_hat = argmin (1/m) sum_i l(theta; x_i, y_i) + alpha/2 ||theta||^2
+        theta_hat = argmin (1/m) sum_i w_i l(theta; x_i, y_i) + alpha/2 ||theta||^2
 
     non-privately (L-BFGS-B, continued by gradient descent if needed, to gradient
     norm ``tol``) over rows clipped to ``||x_i|| <= data_norm``, and releases
@@ -28,7 +27,9 @@ class OutputPerturbationClassifier(_BaselineClassifier):
     coefficients and the intercepts; both are penalised (the objective must be
     ``alpha``-strongly convex in every released coordinate). The divisor ``m`` is
     the public size ``public_n_samples_`` (see ``public_n_samples``), not the
-    private number of rows ``n``.
+    private number of rows ``n``. The weights ``w_i`` are the ``sample_weight``
+    passed to ``fit``, in ``[0, w_max]`` with ``w_max = max_sample_weight``
+    (``w_i = 1`` and ``w_max = 1`` without ``sample_weight``).
 
     Sensitivity: every per-example loss is ``L``-Lipschitz in ``theta`` with
     ``L = G_K sqrt(data_norm^2 + fit_intercept)`` (the intercept is one more
@@ -36,21 +37,25 @@ class OutputPerturbationClassifier(_BaselineClassifier):
     ``sqrt(2)`` for the multinomial logistic loss and ``sqrt(K)`` for the
     one-vs-rest Huber hinge with K classes (the multiclass scheme of
     :class:`~sklearn_dpgd.DPHuberSVM`). Because the divisor is the public ``m``,
-    adding a row ``z`` to the data adds the single term ``l_z / m`` to the
-    objective and leaves the other rows' weights alone; summing the
+    adding a row ``z`` of weight ``w_z`` to the data adds the single term
+    ``w_z l_z / m`` to the objective and leaves the other rows' terms alone; that
+    term is ``w_max L``-Lipschitz (``w_z <= w_max``), and summing the
     ``alpha``-strong-convexity inequalities of the two objectives at the two
-    minimisers ``w`` and ``w'`` gives ``alpha ||w - w'||^2 <= (l_z(w) - l_z(w')) / m
-    <= L ||w - w'|| / m``, so the exact minimiser moves by at most
-    ``L / (m alpha)`` when one row is added or removed and ``2 L / (m alpha)`` when
-    one is replaced (the added term is then ``(l_z - l_y) / m``, ``2L``-Lipschitz);
-    Chaudhuri, Monteleoni & Sarwate (JMLR 2011), Lemma 7 and Cor. 8. (With the
-    divisor ``n`` the added row would also reweight the ``n`` others, which moves
-    the minimiser by up to ``2 L / ((n + 1) alpha)``, twice as far.) The solver
+    minimisers ``u`` and ``u'`` gives ``alpha ||u - u'||^2 <= w_z (l_z(u) -
+    l_z(u')) / m <= w_max L ||u - u'|| / m``, so the exact minimiser moves by at
+    most ``w_max L / (m alpha)`` when one row is added or removed and ``2 w_max L
+    / (m alpha)`` when one is replaced (the added term is then ``(w_z l_z - w_y
+    l_y) / m``, ``2 w_max L``-Lipschitz); Chaudhuri, Monteleoni & Sarwate (JMLR
+    2011), Lemma 7 and Cor. 8, with ``w_max L`` for ``L``. The bound is attained
+    up to the curvature: a row of weight ``w_max`` whose gradient has norm ``L``
+    at the minimiser. (With the divisor ``n`` the added row would also reweight
+    the ``n`` others, which moves the minimiser by up to ``2 w_max L / ((n + 1)
+    alpha)``, twice as far.) The solver
     returns a point with ``||grad F|| <= tol``, within ``tol / alpha`` of the
     minimiser (strong convexity: ``||grad F(theta)|| >= alpha ||theta - w||``), so
     the released point has sensitivity::
 
-        sensitivity_ = f L / (m alpha) + 2 tol / alpha
+        sensitivity_ = f w_max L / (m alpha) + 2 tol / alpha
 
     with ``f = 1`` under add/remove-one and ``f = 2`` under replace-one, and
     ``sigma = sensitivity_ / mu_t``: one Gaussian mechanism, ``mu_t``-GDP. Here
@@ -83,14 +88,15 @@ class OutputPerturbationClassifier(_BaselineClassifier):
         :class:`~sklearn.preprocessing.Normalizer`) nothing changes.
     alpha : float or "auto", default="auto"
         L2 penalty, > 0 (needed: the sensitivity is ``O(1 / alpha)``). "auto" uses
-        ``alpha = L sqrt(f sqrt(p) / (m mu_t)) / R`` with ``p`` the number of released
-        coordinates and ``R = 30``: the minimiser of the bound
-        ``alpha R^2 / 2 + L E||noise||`` on the excess regularised risk against a
-        comparator of norm ``R`` (Chaudhuri et al. 2011, Sec. 4), in public
-        quantities only. ``R = 30`` is the order of the norm of the non-private
-        logistic solution on unit-norm tabular rows; it was chosen on a holdout of
-        Adult's *training* split (among ``R`` in {0.1, ..., 300}), never its test
-        split.
+        ``alpha = w_max L sqrt(f sqrt(p) / (m mu_t)) / R`` with ``p`` the number of
+        released coordinates and ``R = 30``: the minimiser of the bound
+        ``alpha R^2 / 2 + w_max L E||noise||`` on the excess regularised risk
+        against a comparator of norm ``R`` (Chaudhuri et al. 2011, Sec. 4), in
+        public quantities only. With ``w_max`` the penalty scales with the
+        weights' bound, so weights and bound scaled together give the same fit.
+        ``R = 30`` is the order of the norm of the non-private logistic solution
+        on unit-norm tabular rows; it was chosen on a holdout of Adult's
+        *training* split (among ``R`` in {0.1, ..., 300}), never its test split.
     fit_intercept : bool, default=True
         Whether to fit intercepts (penalised and noised like the coefficients).
     neighboring : {"add_remove", "replace"}, default="add_remove"
@@ -110,6 +116,13 @@ class OutputPerturbationClassifier(_BaselineClassifier):
         :class:`~sklearn_dpgd.exceptions.PrivacyLeakWarning` is raised (and
         one-class ``y`` raises a ValueError); when given, ``y`` may lack some of
         the classes, even all but one, and ``classes_`` is the declared set.
+    max_sample_weight : float, default=1.0
+        Public bound ``w_max`` of the ``sample_weight`` passed to ``fit``, > 0 and
+        finite: every weight must lie in ``[0, max_sample_weight]`` (a ValueError
+        naming the bound otherwise, and for negative or non-finite weights). The
+        sensitivity, and the noise std with it, are multiplied by it; at the
+        default 1.0 weights only lower a row's influence. Unused when ``fit``
+        gets no ``sample_weight``.
     tol : float, default=1e-8
         Gradient-norm tolerance ``g_tol`` of the solver, in [1e-12, 1); it adds
         ``2 tol / alpha`` to the sensitivity.
@@ -208,6 +221,7 @@ class OutputPerturbationClassifier(_BaselineClassifier):
         neighboring="add_remove",
         public_n_samples=None,
         classes=None,
+        max_sample_weight=1.0,
         tol=1e-8,
         random_state=None,
         secure_mode=False,
@@ -221,6 +235,7 @@ class OutputPerturbationClassifier(_BaselineClassifier):
         self.neighboring = neighboring
         self.public_n_samples = public_n_samples
         self.classes = classes
+        self.max_sample_weight = max_sample_weight
         self.tol = tol
         self.random_state = random_state
         self.secure_mode = secure_mode
@@ -236,9 +251,10 @@ class OutputPerturbationClassifier(_BaselineClassifier):
             Training data; rows are clipped to norm ``data_norm``.
         y : array-like of shape (n_samples,)
             Target labels.
-        sample_weight : None, default=None
-            Refused: any value but None raises a ValueError (a weight above 1
-            gives one row more influence than the sensitivity allows).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weight ``w_i`` of each row's loss, in ``[0, max_sample_weight]``;
+            the sensitivity is multiplied by ``max_sample_weight`` (see the class
+            docstring). None: every row weighs 1.
 
         Returns
         -------
@@ -249,15 +265,17 @@ class OutputPerturbationClassifier(_BaselineClassifier):
         ------
         ValueError
             If a parameter is out of range, or ``X``/``y`` are invalid (as for
-            :class:`~sklearn_dpgd.DPLogisticRegression`), or ``sample_weight`` is
-            not None (weights break the sensitivity).
+            :class:`~sklearn_dpgd.DPLogisticRegression`), or ``sample_weight`` has
+            the wrong shape or a weight that is negative, not finite or above
+            ``max_sample_weight``.
         RuntimeError
             If the solver fails in floating point to reach ``tol``.
         """
         check_fit_boundary(self)  # a leak around this fit is named first
-        refuse_sample_weight(sample_weight, type(self).__name__)
-        self._check_finite(("epsilon", "data_norm", "alpha"))
-        X, y_index, n_outputs = self._validate_fit_data(X, y)
+        self._check_finite(("epsilon", "data_norm", "alpha", "max_sample_weight"))
+        X, y_index, n_outputs, weights, w_max = self._validate_fit_data(
+            X, y, sample_weight
+        )
         lipschitz = self._lipschitz(n_outputs)
         factor = _OUTPUT_FACTOR[self.neighboring]
         # The whole cost is charged before the count or the solver reads the data.
@@ -265,8 +283,13 @@ class OutputPerturbationClassifier(_BaselineClassifier):
         m = self._resolve_size(X.shape[0], z_count, count_seed)
         if self.alpha == "auto":
             dim = n_outputs * (X.shape[1] + int(self.fit_intercept))
+            # The rule with w_max L for L: w_max times the unweighted penalty, so
+            # the minimiser and the noise depend only on the ratios w_i / w_max.
             alpha = (
-                lipschitz * math.sqrt(factor * math.sqrt(dim) / (m * mu)) / _AUTO_RADIUS
+                w_max
+                * lipschitz
+                * math.sqrt(factor * math.sqrt(dim) / (m * mu))
+                / _AUTO_RADIUS
             )
         else:
             alpha = float(self.alpha)
@@ -286,6 +309,8 @@ class OutputPerturbationClassifier(_BaselineClassifier):
             public_n_samples=m,
             rng=make_generator(noise_seed, self.secure_mode),
             delta=self.delta,
+            weights=weights,
+            max_weight=w_max,
         )
         add_secure_support(set_fitted(self, result))
         charge.settle(result.ledger)
