@@ -24,6 +24,10 @@ instead (:mod:`sklearn_dpgd._public_size`): a size the user declares, the exact
 charges the active :class:`~sklearn_dpgd.accounting.PrivacyLedger` before it runs
 a private mechanism.
 
+Both take ``sample_weight`` in ``[0, max_sample_weight]``, a public bound
+``w_max``: a weighted loss ``w_i l_i`` is ``w_max L``-Lipschitz, so every
+sensitivity above is multiplied by ``w_max`` (see each class).
+
 References
 ----------
 Chaudhuri, K., Monteleoni, C., Sarwate, A. D. (2011). Differentially private
