@@ -1,36 +1,8 @@
-"""Errors shared by every estimator: refused sample weights, unfitted attributes."""
+"""Errors shared by every estimator: unfitted attributes."""
 
 from sklearn.exceptions import NotFittedError
 
-__all__ = ["NotFittedAttributesMixin", "refuse_sample_weight"]
-
-
-def refuse_sample_weight(sample_weight, owner):
-    """Raise a ValueError for any ``sample_weight`` but None, saying why.
-
-    Parameters
-    ----------
-    sample_weight : object
-        The ``sample_weight`` argument of a ``fit`` call.
-    owner : str
-        Public name of the estimator, for the message.
-
-    Raises
-    ------
-    ValueError
-        If ``sample_weight`` is not None. Every guarantee of the package bounds the
-        influence of one row by the clipping norm (the sensitivity); a weight above
-        1 multiplies that influence, and weights without a declared public bound
-        leave the sensitivity unbounded, so no noise level would be enough.
-    """
-    if sample_weight is not None:
-        raise ValueError(
-            f"{owner}.fit does not support sample_weight; pass None. The privacy "
-            "guarantee bounds each row's influence by the clipping norm (clip_norm, "
-            "or data_norm for the baselines), and the noise is calibrated to that "
-            "bound: a weight above 1 gives a row more influence, so unbounded "
-            "weights break the sensitivity."
-        )
+__all__ = ["NotFittedAttributesMixin"]
 
 
 class NotFittedAttributesMixin:

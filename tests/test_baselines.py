@@ -60,6 +60,8 @@ def _training_mu(epsilon, delta, counted):
         OutputPerturbationClassifier(),
         OutputPerturbationClassifier(loss="huber_hinge", neighboring="replace"),
         PhasedLocalizationClassifier(),
+        # A bound above the checks' weights (3 and 10): their weight checks pass.
+        OutputPerturbationClassifier(max_sample_weight=10.0),
     ],
     expected_failed_checks=expected_failed_checks,
 )

@@ -4,8 +4,9 @@
   clone: scikit-learn's joblib wrapper re-installs the warning filters around every
   fit, which clears Python's "once per location" registry, so the package keeps its
   own (sklearn_dpgd._warnings).
-- ``sample_weight`` is in every ``fit`` signature and refused with a ValueError that
-  says why, before anything is charged or read.
+- ``sample_weight`` is in every ``fit`` signature; a weight outside the public bound
+  ``max_sample_weight`` is refused with a ValueError that says why, before anything
+  is charged or read.
 - Every fitted attribute read before ``fit`` raises NotFittedError.
 - One-class ``y`` is refused with ``classes=None`` and trained on with ``classes``.
 """
@@ -148,7 +149,6 @@ def test_the_registry_is_per_message(data):
 
 # --- sample_weight ---------------------------------------------------------------
 
-# The baselines and the searches refuse any sample_weight but None.
 ESTIMATORS = [
     OutputPerturbationClassifier(classes=[0, 1]),
     PhasedLocalizationClassifier(classes=[0, 1]),
@@ -162,26 +162,18 @@ ESTIMATORS = [
 IDS = ["outpert", "localization", "grid_search", "linear_scaling"]
 
 
-@pytest.mark.parametrize("estimator", ESTIMATORS, ids=IDS)
-def test_sample_weight_is_refused_with_the_reason_before_any_charge(estimator, data):
-    X, y = data
-    ledger = PrivacyLedger()
-    with ledger, pytest.raises(ValueError) as excinfo:
-        clone(estimator).fit(X, y, sample_weight=np.ones(len(y)))
-    message = str(excinfo.value)
-    assert f"{type(estimator).__name__}.fit does not support sample_weight" in message
-    assert "sensitivity" in message and "weight above 1" in message
-    assert "_Base" not in message
-    assert len(ledger.entries) == 0  # refused before anything was charged or read
-
-
-# The linear models weight rows up to the public bound max_sample_weight
-# (tests/test_weights.py); above it, or with Snowball-SGD, they refuse.
+# The linear models, the baselines and the searches weight rows up to the public
+# bound max_sample_weight (tests/test_weights.py, tests/test_baselines_weights.py,
+# tests/test_search_weights.py); above it, or with Snowball-SGD, they refuse.
 @pytest.mark.parametrize(
     "estimator, weight, match",
     [
         (DPLogisticRegression(max_iter=3, classes=[0, 1]), 2.0, "max_sample_weight=1"),
         (DPHuberSVM(max_iter=3, classes=[0, 1]), 2.0, "max_sample_weight=1"),
+        (ESTIMATORS[0], 2.0, "max_sample_weight=1"),
+        (ESTIMATORS[1], 2.0, "max_sample_weight=1"),
+        (ESTIMATORS[2], 2.0, "max_sample_weight=1"),
+        (ESTIMATORS[3], 2.0, "max_sample_weight=1"),
         (
             DPLogisticRegression(
                 solver="snowball", classes=[0, 1], public_n_samples=240
@@ -190,9 +182,11 @@ def test_sample_weight_is_refused_with_the_reason_before_any_charge(estimator, d
             "need solver='gd'",
         ),
     ],
-    ids=["logistic", "huber", "snowball"],
+    ids=["logistic", "huber", *IDS, "snowball"],
 )
-def test_linear_model_weights_refused_before_any_charge(estimator, weight, match, data):
+def test_weights_outside_the_bound_refused_before_any_charge(
+    estimator, weight, match, data
+):
     X, y = data
     ledger = PrivacyLedger()
     with ledger, pytest.raises(ValueError, match=match):

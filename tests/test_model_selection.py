@@ -122,6 +122,12 @@ def _side_epsilons(search):
 @parametrize_with_checks(
     [
         PrivateGridSearchCV(DPLogisticRegression(max_iter=2), {"learning_rate": [2.0]}),
+        # A candidates' bound above the checks' weights (3 and 10): the weight
+        # checks pass through the search.
+        PrivateGridSearchCV(
+            DPLogisticRegression(max_iter=2, max_sample_weight=10.0),
+            {"learning_rate": [2.0]},
+        ),
         LinearScalingSearch(
             DPLogisticRegression(), n_candidates=1, max_iter_range=(1, 3)
         ),

@@ -19,12 +19,13 @@ from .snowball import assign_slots
 SLOT_FACTOR = 2.0
 
 
-def _one_pass_sgd(X, y, rows, loss, theta, eta, fit_intercept):
+def _one_pass_sgd(X, y, rows, loss, theta, eta, fit_intercept, weights=None):
     """Average of the iterates of one-pass SGD over ``rows`` from ``theta`` (copied).
 
     ``theta`` has shape (K, d + fit_intercept). A row index of -1 is an empty slot:
     no step (a zero gradient), but its iterate still counts in the average, which is
-    therefore always over the phase's public planned size. Non-private: the caller
+    therefore always over the phase's public planned size. Row ``i``'s step is
+    ``eta w_i grad l_i`` (``weights`` None: ``w_i = 1``). Non-private: the caller
     adds noise.
     """
     d = X.shape[1]
@@ -45,7 +46,7 @@ def _one_pass_sgd(X, y, rows, loss, theta, eta, fit_intercept):
         if fit_intercept:
             margins = margins + theta[:, d]
         _, R = loss_and_residuals(margins[None, :], y[i : i + 1], loss)
-        r = eta * R[0]
+        r = (eta if weights is None else eta * weights[i]) * R[0]
         if sparse:
             theta[:, cols] -= np.outer(r, values)
         else:
@@ -73,6 +74,8 @@ def solve(
     public_n_samples,
     rng,
     delta,
+    weights=None,
+    max_weight=1.0,
 ):
     """Run the phases and release the last one's noisy output.
 
@@ -105,6 +108,13 @@ def solve(
     rng : numpy.random.Generator or SecureGenerator
         Source of the slot order and the noise.
     delta : float
+    weights : ndarray of shape (n_samples,) or None, default=None
+        The rows' weights ``w_i`` in ``[0, max_weight]`` (validated); None: 1.
+    max_weight : float, default=1.0
+        ``w_max``, the public bound of the weights: a weighted step is a gradient
+        step on ``w_i l_i``, ``w_max L``-Lipschitz and ``w_max beta``-smooth, so
+        ``Delta_i = 2 w_max L eta_i`` and the steps must be at most
+        ``2 / (w_max beta)``.
 
     Returns
     -------
@@ -121,15 +131,18 @@ def solve(
     sizes = sizes[sizes > 0]
     if learning_rate == "auto":
         diameter = 2.0 * float(radius)
-        eta = (diameter / lipschitz) * min(
+        # The rule of the unweighted fit with L and beta those of w_i l_i: the
+        # step is 1 / w_max times the unweighted one, and the product eta w_i,
+        # hence the fit, depends only on the ratios w_i / w_max.
+        eta = (diameter / (max_weight * lipschitz)) * min(
             1.0 / math.sqrt(sizes[0]),
             mu / (SLOT_FACTOR * math.sqrt(n_params)),
         )
-        eta = min(eta, 2.0 / beta)
+        eta = min(eta, 2.0 / (max_weight * beta))
     else:
         eta = float(learning_rate)
     etas = eta / 4.0 ** np.arange(sizes.shape[0])
-    sensitivities = SLOT_FACTOR * lipschitz * etas
+    sensitivities = SLOT_FACTOR * max_weight * lipschitz * etas
     sigmas = sensitivities / mu
     while np.max(sensitivities / sigmas) > mu:
         sigmas = np.nextafter(sigmas, np.inf)
@@ -144,7 +157,9 @@ def solve(
     for size, eta_i, sigma_i in zip(sizes, etas, sigmas, strict=True):
         rows = order[start : start + size]
         start += size
-        theta = _one_pass_sgd(Xc, y_index, rows, loss, theta, eta_i, fit_intercept)
+        theta = _one_pass_sgd(
+            Xc, y_index, rows, loss, theta, eta_i, fit_intercept, weights
+        )
         noise = np.asarray(rng.standard_normal(theta.size), dtype=float)
         theta = theta + sigma_i * noise.reshape(theta.shape)
     return release_result(

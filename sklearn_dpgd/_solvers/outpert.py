@@ -16,14 +16,18 @@ from scipy.optimize import minimize
 from ._erm import clip_rows, loss_and_residuals, margin_smoothness, release_result
 
 
-def _regularised_objective(X, y, loss, n_outputs, alpha, fit_intercept, divisor):
-    """``theta -> (F, grad F)`` of ``(1/m) sum_i l_i + alpha/2 ||theta||^2``.
+def _regularised_objective(
+    X, y, loss, n_outputs, alpha, fit_intercept, divisor, weights=None
+):
+    """``theta -> (F, grad F)`` of ``(1/m) sum_i w_i l_i + alpha/2 ||theta||^2``.
 
     ``m = divisor`` is the public size, not the number of rows: then adding a row
-    only adds the term ``l_new / m`` and leaves the others' weights alone (a
+    only adds the term ``w_new l_new / m`` and leaves the others' weights alone (a
     divisor ``n`` would reweight every row, doubling the sensitivity). ``theta`` is
     flat, of shape ``(K * (d + fit_intercept),)``; intercepts are penalised too
-    (strong convexity in every released coordinate).
+    (strong convexity in every released coordinate). ``weights`` None: every
+    ``w_i = 1`` (a weight of exactly 1 multiplies exactly, so unit weights give
+    the same floats).
     """
     d = X.shape[1]
     width = d + int(fit_intercept)
@@ -35,6 +39,8 @@ def _regularised_objective(X, y, loss, n_outputs, alpha, fit_intercept, divisor)
         if fit_intercept:
             M = M + theta[:, d]
         value, R = loss_and_residuals(M, y, loss)
+        if weights is not None:
+            value, R = value * weights, R * weights[:, None]
         grad = np.empty_like(theta)
         grad[:, :d] = np.asarray(X.T @ R).T / divisor
         if fit_intercept:
@@ -101,6 +107,8 @@ def solve(
     public_n_samples,
     rng,
     delta,
+    weights=None,
+    max_weight=1.0,
 ):
     """Solve the regularised problem on clipped rows and release it with noise.
 
@@ -133,6 +141,12 @@ def solve(
     rng : numpy.random.Generator or SecureGenerator
         Source of the release's noise.
     delta : float
+    weights : ndarray of shape (n_samples,) or None, default=None
+        The rows' weights ``w_i`` in ``[0, max_weight]`` (validated); None: 1.
+    max_weight : float, default=1.0
+        ``w_max``, the public bound of the weights: a row's term
+        ``w_i l_i / m`` is ``w_max L``-Lipschitz, so the minimiser's
+        sensitivity is ``f w_max L / (m alpha)``.
 
     Returns
     -------
@@ -148,16 +162,21 @@ def solve(
     width = d + int(fit_intercept)
     dim = n_outputs * width
     m = public_n_samples
-    sensitivity = factor * lipschitz / (m * alpha) + 2.0 * tol / alpha
+    # One row's term w_i l_i / m is (w_max L)-Lipschitz: the unweighted argument
+    # (see OutputPerturbationClassifier) with L replaced by w_max L.
+    sensitivity = factor * max_weight * lipschitz / (m * alpha) + 2.0 * tol / alpha
     Xc = clip_rows(X, float(data_norm))
-    fun = _regularised_objective(Xc, y_index, loss, n_outputs, alpha, fit_intercept, m)
+    fun = _regularised_objective(
+        Xc, y_index, loss, n_outputs, alpha, fit_intercept, m, weights
+    )
     row_sq = float(data_norm) ** 2 + float(fit_intercept)
     # Smoothness of (1/m) sum_i l_i over n rows. It depends on n, but it only
     # sets the internal step of the fallback solver: the released point is the
     # minimiser to within tol / alpha whatever the path, and nothing about the
     # path (iterations, steps) is released.
     smoothness = (
-        margin_smoothness(loss, n_outputs) * row_sq * max(1.0, n_rows / m) + alpha
+        margin_smoothness(loss, n_outputs) * row_sq * max_weight * max(1.0, n_rows / m)
+        + alpha
     )
     theta = _solve_to_tolerance(fun, dim, tol, smoothness, alpha)
 

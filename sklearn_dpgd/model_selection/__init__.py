@@ -67,6 +67,17 @@ runs on every candidate's parameters before any data is read; after each fit
 the search also checks what the fit recorded, and refuses to release anything
 if it differs from the plan.
 
+**Sample weights.** ``fit(X, y, sample_weight=w)`` passes the weights, split
+with the rows, to every candidate fit and the refit (to a pipeline's final step),
+as scikit-learn's ``GridSearchCV`` routes fit parameters. A weight is part of its
+row, so the neighbouring relation and the split argument are unchanged; every
+candidate must take weights with one public bound ``max_sample_weight`` (checked,
+with the weights, before anything is charged), and each fit scales its own
+sensitivity by it, so it records the same Gaussian steps as an unweighted fit and
+the budget split holds. The comparison ignores the weights: it counts unweighted
+correct predictions on the validation part (scikit-learn's default scorer does
+the same without metadata routing), so its sensitivity stays 1.
+
 **Randomness.** One seed (:func:`~sklearn_dpgd._engine._randomness.draw_seed`: 128 bits
 of operating-system entropy for ``random_state=None``) is spawned into the seeds
 of the split, the count, the comparison, the candidates and the refit. With

@@ -7,7 +7,6 @@ import numpy as np
 from sklearn.model_selection import ParameterGrid
 
 from .._engine._randomness import make_generator
-from .._errors import refuse_sample_weight
 from .._sklearn_compat import Interval
 from ..accounting import gdp_epsilon
 from ._grids import (
@@ -266,9 +265,15 @@ class PrivateGridSearchCV(_BasePrivateSearch):
             Training data, as the estimator takes it.
         y : array-like of shape (n_samples,)
             Target labels.
-        sample_weight : None, default=None
-            Refused: any value but None raises a ValueError (a weight above 1
-            gives one row more influence than the sensitivity allows).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weights of the rows, passed (split with the rows) to every candidate's
+            and the refit's ``fit`` (to the final step's for a pipeline), as
+            scikit-learn's ``GridSearchCV`` routes fit parameters. They must lie
+            in ``[0, max_sample_weight]``, the estimator's public bound, the same
+            for every candidate; each fit scales its sensitivity by it, so a
+            weighted fit is charged the same budget. The comparison ignores them:
+            it counts unweighted correct predictions on the validation rows (as
+            scikit-learn's default scorer, without metadata routing).
 
         Returns
         -------
@@ -279,8 +284,10 @@ class PrivateGridSearchCV(_BasePrivateSearch):
         ------
         ValueError
             If a parameter is invalid or a candidate is not a recorded Gaussian
-            mechanism (see the class docstring), or ``sample_weight`` is not None;
-            nothing is read then.
+            mechanism (see the class docstring), or ``sample_weight`` is given and
+            a candidate takes no weights, the candidates' ``max_sample_weight``
+            differ, or a weight is outside ``[0, max_sample_weight]``; nothing is
+            charged or read then.
         TypeError
             If ``estimator`` is not a private estimator of this package.
         BudgetExhaustedError
@@ -292,7 +299,6 @@ class PrivateGridSearchCV(_BasePrivateSearch):
         PrivacyLeakWarning
             Once, if ``random_state`` is not None (and ``secure_mode`` is False).
         """
-        refuse_sample_weight(sample_weight, type(self).__name__)
         self._validate_params()
         if self.cv is not None:
             raise ValueError(
@@ -307,6 +313,7 @@ class PrivateGridSearchCV(_BasePrivateSearch):
             )
         default_grid, candidates = self._planned_candidates()
         neighboring = self._check_estimator(candidates)
+        weights = self._check_sample_weight(sample_weight, X, candidates)
         k = len(candidates)
         mu, mu_available, mu_refit, count_noise, eps_select = self._plan(
             float(self.refit_share), neighboring
@@ -316,8 +323,8 @@ class PrivateGridSearchCV(_BasePrivateSearch):
         eps_candidate = gdp_epsilon(mu_candidate, delta)
         eps_refit = gdp_epsilon(mu_refit, delta)
 
-        X, y, charge, seeds, (X_tr, y_tr, X_val, y_val) = self._start(
-            X, y, neighboring, count_noise
+        X, y, charge, seeds, (X_tr, y_tr, X_val, y_val, w_tr) = self._start(
+            X, y, neighboring, count_noise, weights
         )
         train_size = self._train_public_size()
         refit_factors = refit_grid = None
@@ -326,7 +333,7 @@ class PrivateGridSearchCV(_BasePrivateSearch):
                 X, y, (eps_candidate, mu_candidate, eps_refit, mu_refit), train_size
             )
         models = self._fit_candidates(
-            candidates, X_tr, y_tr, eps_candidate, seeds, train_size
+            candidates, X_tr, y_tr, eps_candidate, seeds, train_size, w_tr
         )
         best = self._private_selection(
             models,
@@ -342,7 +349,7 @@ class PrivateGridSearchCV(_BasePrivateSearch):
             candidates, best, eps_candidate, refit_factors
         )
         params = refit_grid[best] if default_grid else candidates[best]
-        self._finish(charge, X, y, params, eps_refit, seeds)
+        self._finish(charge, X, y, params, eps_refit, seeds, weights)
         return self
 
     def _planned_candidates(self):
@@ -645,9 +652,15 @@ class LinearScalingSearch(_BasePrivateSearch):
             Training data, as the estimator takes it.
         y : array-like of shape (n_samples,)
             Target labels.
-        sample_weight : None, default=None
-            Refused: any value but None raises a ValueError (a weight above 1
-            gives one row more influence than the sensitivity allows).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weights of the rows, passed (split with the rows) to every candidate's
+            and the refit's ``fit`` (to the final step's for a pipeline), as
+            scikit-learn's ``GridSearchCV`` routes fit parameters. They must lie
+            in ``[0, max_sample_weight]``, the estimator's public bound, the same
+            for every candidate; each fit scales its sensitivity by it, so a
+            weighted fit is charged the same budget. The comparison ignores them:
+            it counts unweighted correct predictions on the validation rows (as
+            scikit-learn's default scorer, without metadata routing).
 
         Returns
         -------
@@ -658,7 +671,8 @@ class LinearScalingSearch(_BasePrivateSearch):
         ------
         ValueError
             If a parameter is invalid (see the class docstring), or
-            ``sample_weight`` is not None.
+            ``sample_weight`` is given and the estimator takes no weights or a
+            weight is outside ``[0, max_sample_weight]`` (before any charge).
         TypeError
             If ``estimator`` lacks a needed parameter.
         BudgetExhaustedError
@@ -669,7 +683,6 @@ class LinearScalingSearch(_BasePrivateSearch):
         PrivacyLeakWarning
             Once, if ``random_state`` is not None (and ``secure_mode`` is False).
         """
-        refuse_sample_weight(sample_weight, type(self).__name__)
         self._validate_params()
         fractions, lr_range, it_range = self._check_ranges()
         m = int(self.n_candidates)
@@ -677,6 +690,7 @@ class LinearScalingSearch(_BasePrivateSearch):
         # Only learning_rate and max_iter vary, which do not change how a fit is
         # accounted: the estimator as given is checked.
         neighboring = self._check_estimator([{}])
+        weights = self._check_sample_weight(sample_weight, X, [{}])
         mu, mu_available, mu_final, count_noise, eps_select = self._plan(
             1.0 - sum(fractions), neighboring
         )
@@ -685,8 +699,8 @@ class LinearScalingSearch(_BasePrivateSearch):
         ]
         eps_final = gdp_epsilon(mu_final, delta)
 
-        X, y, charge, seeds, (X_tr, y_tr, X_val, y_val) = self._start(
-            X, y, neighboring, count_noise
+        X, y, charge, seeds, (X_tr, y_tr, X_val, y_val, w_tr) = self._start(
+            X, y, neighboring, count_noise, weights
         )
         train_size = self._train_public_size()
         # The candidates are public choices: drawn from their own seed, not noise.
@@ -696,7 +710,7 @@ class LinearScalingSearch(_BasePrivateSearch):
         for eps_c in eps_candidates:
             candidates = self._sample_candidates(sampler, m, lr_range, it_range)
             models = self._fit_candidates(
-                candidates, X_tr, y_tr, eps_c, seeds, train_size
+                candidates, X_tr, y_tr, eps_c, seeds, train_size, w_tr
             )
             # Each comparison spends half of the comparisons' pure epsilon (basic
             # composition: eps_select / 2 twice is eps_select).
@@ -708,7 +722,7 @@ class LinearScalingSearch(_BasePrivateSearch):
             winners, eps_candidates, eps_final, lr_range, it_range
         )
         self.selection_epsilon_ = eps_select
-        self._finish(charge, X, y, params, eps_final, seeds)
+        self._finish(charge, X, y, params, eps_final, seeds, weights)
         return self
 
     @staticmethod

@@ -47,6 +47,7 @@ from ..accounting import (
     recording_only,
 )
 from ..exceptions import PrivacyLeakWarning
+from ..linear_model._weights import check_sample_weight
 from ..pipeline import PrivatePipeline, find_privacy_leaks
 from ._selection import _selection_epsilon, report_noisy_max, validation_score
 
@@ -78,6 +79,22 @@ def _gdp_refusal(estimator):
         "it does not declare that its fit charges the active PrivacyLedger with "
         "full-batch Gaussian steps (no _gdp_ledger_refusal method)"
     )
+
+
+def _weight_bound(estimator):
+    """``max_sample_weight`` of ``estimator`` (a pipeline's final step), or None."""
+    if isinstance(estimator, PrivatePipeline):
+        estimator = estimator.steps[-1][1]
+    return estimator.get_params(deep=False).get("max_sample_weight")
+
+
+def _weight_kwargs(estimator, weights):
+    """The ``fit`` keyword that passes ``weights`` to ``estimator``."""
+    if weights is None:
+        return {}
+    if isinstance(estimator, PrivatePipeline):
+        return {f"{estimator.steps[-1][0]}__sample_weight": weights}
+    return {"sample_weight": weights}
 
 
 def _coin_split(n_rows, validation_fraction, seed):
@@ -263,6 +280,39 @@ class _BasePrivateSearch(
                 )
         return params.get("neighboring", "add_remove")
 
+    def _check_sample_weight(self, sample_weight, X, candidates):
+        """Validated ``sample_weight`` for the candidates' fits, or None.
+
+        Run before anything is charged or read (like an estimator's own check):
+        every candidate must take weights (``max_sample_weight``; for a pipeline,
+        its final step) with one public bound, and every weight must lie in it.
+
+        Raises
+        ------
+        ValueError
+            If a candidate takes no weights, the candidates' bounds differ, or a
+            weight is outside ``[0, max_sample_weight]``.
+        """
+        if sample_weight is None:
+            return None
+        bounds = {
+            _weight_bound(clone(self._tuned()).set_params(**c)) for c in candidates
+        }
+        if None in bounds:
+            raise ValueError(
+                f"sample_weight: {type(self._tuned()).__name__} (or its final step) "
+                "takes no sample_weight with a public bound max_sample_weight, so "
+                f"{type(self).__name__} cannot pass the weights to its fits; pass "
+                "sample_weight=None."
+            )
+        if len(bounds) > 1:
+            raise ValueError(
+                f"sample_weight: the candidates' max_sample_weight differ "
+                f"({sorted(bounds)}); the weights need one public bound for every "
+                "fit. Keep max_sample_weight out of param_grid."
+            )
+        return check_sample_weight(sample_weight, X, bounds.pop())
+
     def _plan(self, fixed_share, neighboring):
         """The budget, from public quantities only.
 
@@ -286,8 +336,13 @@ class _BasePrivateSearch(
         )
         return mu, mu_available, mu_fixed, count_noise, eps_select
 
-    def _start(self, X, y, neighboring, count_noise):
-        """Charge open ledgers, seed, resolve the public size, split the rows."""
+    def _start(self, X, y, neighboring, count_noise, weights=None):
+        """Charge open ledgers, seed, resolve the public size, split the rows.
+
+        The parts are ``(X_tr, y_tr, X_val, y_val, w_tr)``, ``w_tr`` the train
+        part's weights (None without ``weights``): the validation part's weights
+        are never read (the comparison counts unweighted correct predictions).
+        """
         if y is None:
             raise ValueError(
                 f"{type(self).__name__} requires y to be passed, but the target y "
@@ -338,6 +393,7 @@ class _BasePrivateSearch(
             _safe_indexing(y, train),
             _safe_indexing(X, val),
             _safe_indexing(y, val),
+            None if weights is None else weights[train],
         )
         return X, y, charge, seeds, parts
 
@@ -383,8 +439,16 @@ class _BasePrivateSearch(
                 "train rows."
             )
 
-    def _private_fit(self, params, X, y, epsilon, seeds, seed, part, public_n_samples):
-        """One candidate fit at ``(epsilon, delta)``, recorded in ``ledger_``."""
+    def _private_fit(
+        self, params, X, y, epsilon, seeds, seed, part, public_n_samples, weights=None
+    ):
+        """One candidate fit at ``(epsilon, delta)``, recorded in ``ledger_``.
+
+        ``weights`` (validated against the candidates' one bound) go to the fit's
+        ``sample_weight``, or to its final step's for a pipeline (scikit-learn's
+        ``step__sample_weight``): the estimator scales its own sensitivity by
+        ``max_sample_weight``, so the fit records the same Gaussian steps.
+        """
         est = clone(self._tuned()).set_params(
             **params,
             epsilon=epsilon,
@@ -402,7 +466,7 @@ class _BasePrivateSearch(
             warnings.filterwarnings(
                 "ignore", message=FIXED_SEED_MESSAGE, category=PrivacyLeakWarning
             )
-            est.fit(X, y)
+            est.fit(X, y, **_weight_kwargs(est, weights))
         mu = _recorded_mu(scratch.entries, type(est).__name__)
         planned = gdp_mu(epsilon, float(self.delta))
         if mu > planned * (1.0 + _MU_TOLERANCE):
@@ -424,10 +488,14 @@ class _BasePrivateSearch(
         """Support bound of one of the search's own generators (secure_mode)."""
         return support_tv(1) if self.secure_mode else 0.0
 
-    def _fit_candidates(self, candidates, X_tr, y_tr, epsilon, seeds, train_size):
+    def _fit_candidates(
+        self, candidates, X_tr, y_tr, epsilon, seeds, train_size, w_tr=None
+    ):
         """Fit every candidate on the train part, each on a new spawned seed."""
         return [
-            self._private_fit(c, X_tr, y_tr, epsilon, seeds, s, "train", train_size)
+            self._private_fit(
+                c, X_tr, y_tr, epsilon, seeds, s, "train", train_size, w_tr
+            )
             for c, s in zip(candidates, seeds.candidates(len(candidates)), strict=True)
         ]
 
@@ -462,7 +530,7 @@ class _BasePrivateSearch(
             )
         return report_noisy_max(counts, epsilon, neighboring, rng)
 
-    def _finish(self, charge, X, y, params, epsilon_refit, seeds):
+    def _finish(self, charge, X, y, params, epsilon_refit, seeds, weights=None):
         self.best_params_ = params
         self.best_estimator_ = self._private_fit(
             params,
@@ -473,6 +541,7 @@ class _BasePrivateSearch(
             seeds.refit,
             None,
             self.public_n_samples_,
+            weights,
         )
         self.delta_ = float(self.delta)
         self.epsilon_ = self.ledger_.epsilon(self.delta_)
