@@ -35,7 +35,8 @@ Rows (``--quick`` shrinks the synthetic matrices and the step counts, not Adult)
 - ``import sklearn_dpgd`` after ``import sklearn.linear_model``, in fresh processes;
 - ``GridSearchCV`` (4 candidates x 5 folds) on breast cancer with ``n_jobs=2`` over
   ``n_jobs=1``, every search in a fresh process (so its workers start cold), next to
-  scikit-learn's own ``GridSearchCV`` of ``LogisticRegression``;
+  ``PrivateGridSearchCV`` (20 candidates) and scikit-learn's own ``GridSearchCV`` of
+  ``LogisticRegression``;
 - the first default fit in a fresh process with an empty Numba cache
   (``NUMBA_CACHE_DIR`` set to a new folder), and the extra time of each further
   input kind (CSR, float32, multiclass, minibatch), on 1,000 x 20 (the NumPy twins)
@@ -476,6 +477,7 @@ def bench_cold(quick, table, n=20_000):
 _SEARCH = textwrap.dedent(
     """
     import sys, time, warnings
+    import numpy as np
     warnings.simplefilter("ignore")
     from sklearn.datasets import load_breast_cancer
     from sklearn.linear_model import LogisticRegression
@@ -489,6 +491,12 @@ _SEARCH = textwrap.dedent(
         search = GridSearchCV(
             DPLogisticRegression(classes=[0, 1]),
             {"alpha": [1e-4, 1e-3, 1e-2, 1e-1]}, cv=5, n_jobs=n_jobs,
+        )
+    elif which == "private":
+        from sklearn_dpgd.model_selection import PrivateGridSearchCV
+        search = PrivateGridSearchCV(
+            DPLogisticRegression(classes=[0, 1]),
+            {"alpha": [float(a) for a in np.logspace(-4, -1, 20)]}, n_jobs=n_jobs,
         )
     else:
         search = GridSearchCV(
@@ -517,6 +525,7 @@ def bench_search_cold(repeats, table):
     """20 fits on breast cancer, each search in a fresh process (cold workers)."""
     for which, label in (
         ("ours", "GridSearchCV(DPLogisticRegression)"),
+        ("private", "PrivateGridSearchCV(DPLogisticRegression), 20 candidates"),
         ("sklearn", "scikit-learn's GridSearchCV(LogisticRegression)"),
     ):
         ratios, two, one = [], [], []

@@ -147,6 +147,14 @@ class PrivateGridSearchCV(_BasePrivateSearch):
         read every row k times: k times the cost, or k times the noise). It makes
         one random disjoint split, ``validation_fraction``, where each row pays
         for one side only.
+    n_jobs : int or None, default=None
+        Candidates fitted at a time (joblib; None is 1, -1 every core). The
+        seeds are drawn before, so the fits, ``ledger_`` and the result equal
+        ``n_jobs=1``'s. Each fit records into a scratch ledger in its thread or
+        worker process and sends the entries back; the search copies them into
+        ``ledger_`` after checking each against its budget (the user's open
+        ledgers were charged for the whole search up front). Warnings of fits in
+        worker processes stay in those processes.
 
     Attributes
     ----------
@@ -244,8 +252,10 @@ class PrivateGridSearchCV(_BasePrivateSearch):
         random_state=None,
         secure_mode=False,
         cv=None,
+        n_jobs=None,
     ):
         self.estimator = estimator
+        self.n_jobs = n_jobs
         self.param_grid = param_grid
         self.cv = cv
         self.epsilon = epsilon
@@ -532,6 +542,14 @@ class LinearScalingSearch(_BasePrivateSearch):
         Draw the search's noise (the count, the comparison) from the operating
         system's cryptographically secure generator, and set ``secure_mode=True``
         on every candidate and the refit; ``random_state`` is then ignored.
+    n_jobs : int or None, default=None
+        Candidates fitted at a time (joblib; None is 1, -1 every core). The
+        seeds are drawn before, so the fits, ``ledger_`` and the result equal
+        ``n_jobs=1``'s. Each fit records into a scratch ledger in its thread or
+        worker process and sends the entries back; the search copies them into
+        ``ledger_`` after checking each against its budget (the user's open
+        ledgers were charged for the whole search up front). Warnings of fits in
+        worker processes stay in those processes.
 
     Attributes
     ----------
@@ -601,8 +619,10 @@ class LinearScalingSearch(_BasePrivateSearch):
         public_n_samples=None,
         random_state=None,
         secure_mode=False,
+        n_jobs=None,
     ):
         self.estimator = estimator
+        self.n_jobs = n_jobs
         self.epsilon = epsilon
         self.delta = delta
         self.n_candidates = n_candidates

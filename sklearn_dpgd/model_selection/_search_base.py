@@ -20,6 +20,7 @@ from sklearn.base import (
 from sklearn.pipeline import Pipeline
 from sklearn.utils import RegressorTags, _safe_indexing, indexable
 from sklearn.utils.metaestimators import available_if
+from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import (
     _num_features,
     _num_samples,
@@ -95,6 +96,27 @@ def _weight_kwargs(estimator, weights):
     if isinstance(estimator, PrivatePipeline):
         return {f"{estimator.steps[-1][0]}__sample_weight": weights}
     return {"sample_weight": weights}
+
+
+def _fit_one(template, params, X, y, weights):
+    """One candidate fit, wherever joblib runs it: ``(fitted, recorded entries)``.
+
+    A fresh scratch ledger is the only ledger its mechanisms record into, in this
+    thread or worker process (``recording_only`` also satisfies the guard against
+    fits of estimators shipped to another process); the caller charges its own
+    ledger with the returned entries. The user's open ledgers were charged for
+    the whole search before any data was read.
+    """
+    est = clone(template).set_params(**params)
+    scratch = PrivacyLedger()
+    scratch._internal = True  # the search's own: numbers no fixed seeds
+    with recording_only(scratch), warnings.catch_warnings():
+        # The search warned once for its fixed seed; not once per fit.
+        warnings.filterwarnings(
+            "ignore", message=FIXED_SEED_MESSAGE, category=PrivacyLeakWarning
+        )
+        est.fit(X, y, **_weight_kwargs(est, weights))
+    return est, scratch.entries
 
 
 def _coin_split(n_rows, validation_fraction, seed):
@@ -196,6 +218,7 @@ class _BasePrivateSearch(
         "public_n_samples": [Interval(Integral, 2, None, closed="left"), None],
         "random_state": ["random_state"],
         "secure_mode": ["boolean"],
+        "n_jobs": [Integral, None],
     }
 
     @property
@@ -449,32 +472,31 @@ class _BasePrivateSearch(
         ``step__sample_weight``): the estimator scales its own sensitivity by
         ``max_sample_weight``, so the fit records the same Gaussian steps.
         """
-        est = clone(self._tuned()).set_params(
-            **params,
+        full = self._fit_params(params, epsilon, seeds, seed, public_n_samples)
+        est, entries = _fit_one(self._tuned(), full, X, y, weights)
+        return self._record(est, entries, epsilon, part)
+
+    def _fit_params(self, params, epsilon, seeds, seed, public_n_samples):
+        """A candidate's parameters, with the search's budget, seed and size."""
+        return dict(
+            params,
             epsilon=epsilon,
             delta=float(self.delta),
             random_state=seeds.random_state(seed),
             secure_mode=bool(self.secure_mode),
             public_n_samples=int(public_n_samples),
         )
-        scratch = PrivacyLedger()
-        scratch._internal = True  # the search's own: numbers no fixed seeds
-        # Record into the search's own ledger only: the user's open ledgers were
-        # charged for the whole search up front.
-        with recording_only(scratch), warnings.catch_warnings():
-            # The search warned once for its fixed seed; not once per fit.
-            warnings.filterwarnings(
-                "ignore", message=FIXED_SEED_MESSAGE, category=PrivacyLeakWarning
-            )
-            est.fit(X, y, **_weight_kwargs(est, weights))
-        mu = _recorded_mu(scratch.entries, type(est).__name__)
+
+    def _record(self, est, entries, epsilon, part):
+        """Check a fit's recorded spend against its budget; copy it to ``ledger_``."""
+        mu = _recorded_mu(entries, type(est).__name__)
         planned = gdp_mu(epsilon, float(self.delta))
         if mu > planned * (1.0 + _MU_TOLERANCE):
             raise RuntimeError(
                 f"{type(est).__name__} spent more than the budget the search gave "
                 "it; the search releases nothing."
             )
-        for entry in scratch.entries:
+        for entry in entries:
             self.ledger_.charge(
                 entry.mechanism,
                 neighboring=entry.neighboring,
@@ -491,13 +513,24 @@ class _BasePrivateSearch(
     def _fit_candidates(
         self, candidates, X_tr, y_tr, epsilon, seeds, train_size, w_tr=None
     ):
-        """Fit every candidate on the train part, each on a new spawned seed."""
-        return [
-            self._private_fit(
-                c, X_tr, y_tr, epsilon, seeds, s, "train", train_size, w_tr
+        """Fit every candidate on the train part, each on a new spawned seed.
+
+        ``n_jobs`` candidates at a time (joblib; the seeds are drawn here, so
+        the fits and the ledger are those of ``n_jobs=1``); each fit's entries
+        are checked and copied into ``ledger_`` in the candidates' order.
+        """
+        template = self._tuned()
+        fitted = Parallel(n_jobs=self.n_jobs)(
+            delayed(_fit_one)(
+                template,
+                self._fit_params(c, epsilon, seeds, s, train_size),
+                X_tr,
+                y_tr,
+                w_tr,
             )
             for c, s in zip(candidates, seeds.candidates(len(candidates)), strict=True)
-        ]
+        )
+        return [self._record(est, entries, epsilon, "train") for est, entries in fitted]
 
     def _private_selection(self, models, X_val, y_val, epsilon, neighboring, rng):
         """Charge ``ledger_`` for one comparison, then run it: the winner's index.
