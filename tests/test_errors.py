@@ -178,8 +178,8 @@ IDS = ["outpert", "localization", "grid_search", "linear_scaling"]
             DPLogisticRegression(
                 solver="snowball", classes=[0, 1], public_n_samples=240
             ),
-            1.0,
-            "need solver='gd'",
+            2.0,
+            "max_sample_weight=1",
         ),
     ],
     ids=["logistic", "huber", *IDS, "snowball"],

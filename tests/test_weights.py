@@ -13,6 +13,7 @@ from sklearn.utils._param_validation import InvalidParameterError
 
 from sklearn_dpgd import DPHuberSVM, DPLogisticRegression, PrivacyLeakWarning
 from sklearn_dpgd._engine._oracle import PrivateGradientOracle
+from sklearn_dpgd._solvers import snowball as snowball_solver
 from sklearn_dpgd.accounting import GaussianSteps, gdp_mu, ledger_epsilon
 from sklearn_dpgd.linear_model import _base
 from sklearn_dpgd.linear_model._weights import (
@@ -97,17 +98,17 @@ def test_class_weight_validation():
 
 
 @pytest.mark.parametrize(
-    "params, weighted",
+    "params, weighted, message",
     [
-        (dict(solver="snowball"), "sample"),
-        (dict(solver="snowball", class_weight={0: 2.0}), None),
-        (dict(solver="newton"), "sample"),
+        (dict(solver="newton"), "sample", "need solver='gd' or 'snowball'"),
+        (dict(solver="newton", class_weight={0: 2.0}), None, "or 'snowball'"),
+        (dict(solver="snowball", class_weight="balanced"), None, "'balanced' needs"),
     ],
 )
-def test_weights_refused_where_not_implemented(params, weighted):
+def test_weights_refused_where_not_implemented(params, weighted, message):
     X, y = _data(n=80)
     sample_weight = np.ones(80) if weighted else None
-    with pytest.raises(ValueError, match="need solver='gd'"):
+    with pytest.raises(ValueError, match=message):
         DPLogisticRegression(**params).fit(X, y, sample_weight=sample_weight)
 
 
@@ -463,3 +464,50 @@ def test_balanced_with_an_adaptive_schedule_records_the_counts_first():
     assert clf.epsilon_ <= 1.0 + 1e-9
     plain = DPLogisticRegression(**params).fit(X, y)
     assert np.mean(clf.predict(X) == 1) > np.mean(plain.predict(X) == 1)
+
+
+# --- weights with Snowball-SGD (amplification by iteration) ------------------------
+
+
+@pytest.mark.parametrize("fmt", ["dense", "csr"])
+def test_snowball_unit_weights_are_bit_identical_to_no_weights(fmt):
+    X, y = _data(n=3000)
+    if fmt == "csr":
+        X = sp.csr_matrix(X)
+    params = dict(solver="snowball", epsilon=1.0, random_state=4)
+    plain = DPLogisticRegression(**params).fit(X, y)
+    unit = DPLogisticRegression(**params).fit(X, y, sample_weight=np.ones(3000))
+    np.testing.assert_array_equal(unit.coef_, plain.coef_)
+    np.testing.assert_array_equal(unit.intercept_, plain.intercept_)
+    assert unit.ledger_ == plain.ledger_
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_snowball_weights_scale_the_sensitivity_and_the_step_cap(
+    monkeypatch, n_classes
+):
+    # A weighted row's loss w_i l_i is w_max L-Lipschitz and w_max beta-smooth: the
+    # noise scales by w_max (same records in its units) and the steps stay below
+    # 2 / (w_max beta), or they would stop being contractions.
+    monkeypatch.setattr(snowball_solver, "PrivateGradientOracle", _RecordingOracle)
+    X, y = _data(n=3000, n_classes=n_classes)
+    w_max = 50.0
+    weights = np.random.default_rng(2).uniform(0.0, w_max, size=len(y))
+    params = dict(solver="snowball", epsilon=1.0, random_state=4, radius=1e6)
+    plain = DPLogisticRegression(**params).fit(X, y)
+    clf = DPLogisticRegression(**params, max_sample_weight=w_max).fit(
+        X, y, sample_weight=weights
+    )
+    oracle = _RecordingOracle.last
+    assert oracle._sensitivity == snowball_solver.SENSITIVITY_FACTOR * w_max
+    # The same plan in units of the sensitivity (only its step sizes differ).
+    assert clf.ledger_[0] == plain.ledger_[0]  # the row count
+    for field in ("batch_sizes", "noise_multipliers"):
+        assert getattr(clf.ledger_[1], field) == getattr(plain.ledger_[1], field)
+    assert clf.epsilon_ == pytest.approx(plain.epsilon_, rel=1e-12)
+    c = clf._loss_constants(1 if n_classes == 2 else n_classes)[0]
+    bound = 1.0 if n_classes == 2 else math.sqrt(2.0)  # rows scaled to 1 / bound
+    cap = 2.0 / (w_max * c / bound**2)
+    assert np.all(clf.learning_rates_ <= cap * (1 + 1e-12))
+    # Unweighted, the same (large) radius lets the step reach the unweighted cap.
+    assert plain.learning_rates_[0] > cap

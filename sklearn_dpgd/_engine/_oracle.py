@@ -125,7 +125,6 @@ class PrivateGradientOracle:
         self._rows = backend(
             X, y, fit_intercept=fit_intercept, sample_weight=sample_weight
         )
-        self._weighted = sample_weight is not None
         self._kernel_args = (fit_intercept, clip_norm, loss, huber_width)
         self._clip_norm = clip_norm
         self._loss, self._h = loss, huber_width
@@ -231,7 +230,6 @@ class PrivateGradientOracle:
             If the data backend cannot address rows (Dask).
         """
         rows = np.asarray(rows, dtype=np.int64)
-        self._refuse_weights("Snowball-SGD's batch gradients")
         if not isinstance(self._rows, LocalRows):
             raise TypeError("solver='snowball' needs in-memory (NumPy or CSR) data.")
         step = SnowballSteps(
@@ -249,12 +247,6 @@ class PrivateGradientOracle:
         width = self.n_features + 1 if self._fit_intercept else self.n_features
         sigma = noise_multiplier * self._sensitivity
         grad[:, :width] += sigma * self._rng.standard_normal((self.n_outputs, width))
-
-    def _refuse_weights(self, query):
-        # The Snowball plan's step sizes assume weight 1 (its contraction bound),
-        # so a weighted fit may not reach it.
-        if self._weighted:
-            raise ValueError(f"{query} do not support sample or class weights.")
 
     def _objective_along(self, W, b, D, db, etas, sampling_rate, objective_clip):
         # Weighted rows add w_i min(l_i, C_obj) <= w_max C_obj each: the

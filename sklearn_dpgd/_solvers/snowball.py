@@ -288,6 +288,8 @@ def fit_snowball(
     huber_width,
     margin_smoothness,
     secure_mode,
+    sample_weight=None,
+    max_weight=1.0,
 ):
     """Run Snowball-SGD on validated data; return what the fit releases.
 
@@ -328,6 +330,14 @@ def fit_snowball(
         Curvature ``c`` of the loss in the margin.
     secure_mode : bool
         Whether every generator is the secure sampler.
+    sample_weight : ndarray of shape (n_samples,), float64, or None, default=None
+        Per-row weights in ``[0, max_weight]`` (sample times class weights); None:
+        every weight is 1.
+    max_weight : float, default=1.0
+        ``w_max``, public. A weighted row's loss ``w_i l_i`` is ``w_max L``-Lipschitz
+        and ``w_max beta``-smooth: the oracle scales the sensitivity by ``w_max``
+        (the noise multipliers, in its units, are unchanged) and the step cap
+        becomes ``2 / (w_max beta + alpha)``, so every step stays a contraction.
 
     Returns
     -------
@@ -348,7 +358,7 @@ def fit_snowball(
     n_params = n_outputs * width
     radius = float(radius)
     row_bound = clip_norm / _gradient_bound(loss, n_outputs)
-    beta = margin_smoothness * row_bound**2 + alpha
+    beta = max_weight * margin_smoothness * row_bound**2 + alpha
     secure = bool(secure_mode)
     count_seed, order_seed, noise_seed = spawn_seeds(seed, 3)
     privacy_filter = AmplifiedIterationFilter(epsilon, delta)
@@ -397,6 +407,9 @@ def fit_snowball(
         privacy_filter=privacy_filter,
         rng=make_generator(noise_seed, secure),
         public_n_samples=m,
+        # The zero row of the empty slot weighs 0 (its gradient is 0 anyway).
+        sample_weight=None if sample_weight is None else np.append(sample_weight, 0.0),
+        max_weight=max_weight,
     )
     theta = np.zeros((n_outputs, width))
     zeros = np.zeros(n_outputs)

@@ -64,6 +64,7 @@ from ._utility import utility_checks, warn_weak_delta
 from ._weights import (
     check_sample_weight,
     check_weight_settings,
+    class_weight_vector,
     resolve_class_weights,
     row_weights,
 )
@@ -315,7 +316,8 @@ class _BaseDPLinearModel(NotFittedAttributesMixin, BaseEstimator):
             ``solver="snowball"`` (or ``intercept_init`` with
             ``fit_intercept=False``); or ``sample_weight`` has the wrong shape or
             a weight that is negative, not finite or above ``max_sample_weight``;
-            or weights are given with ``solver="snowball"``.
+            or weights are given with ``solver="newton"``, or
+            ``class_weight="balanced"`` with ``solver="snowball"``.
         TypeError
             If a parameter has a wrong type (e.g. ``schedule`` without a
             ``noise_multipliers`` method), or only one of ``X`` and ``y`` is a
@@ -347,7 +349,9 @@ class _BaseDPLinearModel(NotFittedAttributesMixin, BaseEstimator):
         random_state = None if self.secure_mode else self.random_state
         seed = draw_seed(random_state, owner=type(self).__name__)
         if self.solver == "snowball":
-            result = self._solve_snowball(X, y_index, n_outputs, initial, seed)
+            result = self._solve_snowball(
+                X, y_index, n_outputs, initial, seed, sample_weight
+            )
         else:
             solve = solve_newton if self.solver == "newton" else type(self)._solve_gd
             result = solve(self, X, y_index, n_outputs, initial, seed, sample_weight)
@@ -696,7 +700,7 @@ class _BaseDPLinearModel(NotFittedAttributesMixin, BaseEstimator):
         )
         return "rdp" if calibrated else self.accountant
 
-    def _solve_snowball(self, X, y_index, n_outputs, initial, seed):
+    def _solve_snowball(self, X, y_index, n_outputs, initial, seed, sample_weight):
         """Snowball-SGD: its own plan, public size and accounting; its FitResult."""
         self._resolve_calibration(n_outputs, False, 0.0)  # refuses "temperature"
         if self.batch_size is not None or self.schedule is not None:
@@ -726,6 +730,12 @@ class _BaseDPLinearModel(NotFittedAttributesMixin, BaseEstimator):
         # refuses the fit.
         guarantee = EpsilonDeltaRecord(float(self.epsilon), float(self.delta))
         ledger_charge = charge_ledgers(self, guarantee, neighboring=self.neighboring)
+        weights, max_weight = row_weights(
+            class_weight_vector(self.class_weight, self.classes_),
+            sample_weight,
+            y_index,
+            self.max_sample_weight,
+        )
         result = snowball_solver.fit_snowball(
             X,
             y_index,
@@ -743,6 +753,8 @@ class _BaseDPLinearModel(NotFittedAttributesMixin, BaseEstimator):
             huber_width=self._huber_width(),
             margin_smoothness=self._loss_constants(n_outputs)[0],
             secure_mode=self.secure_mode,
+            sample_weight=weights,
+            max_weight=max_weight,
         )
         ledger_charge.settle(guarantee)
         warn_weak_delta(self.delta, result.public_n_samples)

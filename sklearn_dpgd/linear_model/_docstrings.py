@@ -158,7 +158,8 @@ _PARAMS_OPTIMISER = """\
         full-batch Gaussian mechanism) are composed with the subsampled steps in
         the fit's accountant. Weights of either kind need ``solver="gd"`` (with
         any ``schedule``: the adaptive selections' objective sums are weighted
-        too, their sensitivity scaled by ``w_max``). ``predict_proba`` of a
+        too, their sensitivity scaled by ``w_max``) or ``"snowball"`` (its step
+        cap divided by ``w_max``; not "balanced"). ``predict_proba`` of a
         weighted fit estimates the weighted problem's probabilities, as in
         scikit-learn.
     max_sample_weight : float, default=1.0

@@ -304,15 +304,21 @@ def check_weight_settings(estimator, sample_weighted):
     Raises
     ------
     ValueError
-        If weights (sample or class) are used with a solver other than "gd".
+        If weights (sample or class) are used with ``solver="newton"``, or
+        ``class_weight="balanced"`` with ``solver="snowball"``.
     """
     if not sample_weighted and estimator.class_weight is None:
         return
-    if estimator.solver != "gd":
+    if estimator.solver == "newton":
         raise ValueError(
-            "sample_weight and class_weight need solver='gd': the step sizes of "
-            "Snowball-SGD's plan (amplification by iteration) assume unweighted "
-            "rows, and solver='newton' bounds unweighted Hessians."
+            "sample_weight and class_weight need solver='gd' or 'snowball': "
+            "solver='newton' bounds the sensitivity of unweighted Hessians."
+        )
+    if estimator.solver == "snowball" and estimator.class_weight == "balanced":
+        raise ValueError(
+            "class_weight='balanced' needs solver='gd': its noisy class counts "
+            "would have to enter Snowball-SGD's amplification-by-iteration plan; "
+            "pass a dict of public class weights."
         )
 
 
