@@ -1,7 +1,9 @@
-"""solver="newton" against the default (solver="gd") and scikit-learn (issue 34).
+"""solver="newton" against the default (solver="gd"), scikit-learn and diffprivlib
+(issue 34).
 
     python benchmarks/bench_newton.py [--seeds 5] [--data-home DIR]
-        [--datasets adult bank breast_cancer digits_binary]
+        [--datasets adult bank breast_cancer digits_binary digits]
+        [--small adult_5k bank_5k digits_binary] [--diffprivlib-python PATH]
 
 For each data set, epsilon in {0.1, 0.4, 1.6} and seed: the default
 ``DPLogisticRegression`` (every parameter at its default), the same with
@@ -16,11 +18,32 @@ Data: Adult (standard split) and Bank (80/20 stratified, random_state=0) with th
 protocol of ``benchmarks/bench_adult.py`` (one-hot + min-max + unit-norm rows,
 delta = 1e-8); scikit-learn's breast cancer and digits (binary: digit >= 5), on which
 no default of the package was set, split 80/20 stratified (random_state=0),
-min-max + unit-norm rows, delta = 1e-5. ``classes`` is given (public labels) and
-the public size is estimated by the fit (add/remove neighbouring), as by default.
+min-max + unit-norm rows, delta = 1e-5; ``digits`` is the same with its 10 classes
+(multinomial Newton, a Hessian of side 10 x 65 = 650). ``classes`` is given (public
+labels) and the public size is estimated by the fit (add/remove neighbouring), as by
+default.
+
+Second table (``--small``): tables of a few thousand rows at epsilon 2 and 4, where
+an exact minimiser plus one noise draw can beat 1,000 noisy steps. ``adult_5k`` and
+``bank_5k`` are 5,000 training rows drawn per seed (stratified, random_state=seed)
+from the training split above, tested on the full test split; ``digits_binary`` is
+the whole 1,437-row training split. Beside the default, Newton and scikit-learn:
+diffprivlib's ``LogisticRegression`` (Chaudhuri et al.'s objective perturbation
+with the Vector mechanism; ``data_norm=1``, the unit-norm rows, ``C=1``) at the same
+epsilon. diffprivlib is *pure* epsilon-DP (delta = 0), a stronger guarantee than
+the ``(epsilon, delta)`` of the others: the comparison is of the epsilon a user asks
+for, not of equal guarantees. diffprivlib 0.6 imports only beside scikit-learn <
+1.7, so it runs in its own interpreter (``--diffprivlib-python``, default
+``/tmp/dpl-venv/bin/python``: ``pip install diffprivlib "scikit-learn<1.6"``), on
+the same arrays, in a separate process after the others; without it its column
+says "not run".
 """
 
 import argparse
+import json
+import os
+import subprocess
+import tempfile
 import time
 import warnings
 
@@ -34,6 +57,25 @@ from sklearn_dpgd import DPLogisticRegression
 from sklearn_dpgd.datasets import load_benchmark_split, paper_preprocessor
 
 EPSILONS = (0.1, 0.4, 1.6)
+SMALL_EPSILONS = (2.0, 4.0)
+SMALL_ROWS = 5000
+
+_DIFFPRIVLIB = r"""
+import json, sys, warnings
+import numpy as np
+from diffprivlib.models import LogisticRegression
+warnings.simplefilter("ignore")
+spec = json.load(open(sys.argv[1]))
+out = {}
+for key, path in spec["splits"].items():
+    d = np.load(path)
+    out[key] = [
+        LogisticRegression(epsilon=eps, data_norm=1.0, random_state=int(d["seed"]))
+        .fit(d["X"], d["y"]).score(d["X_test"], d["y_test"])
+        for eps in spec["epsilons"]
+    ]
+print(json.dumps(out))
+"""
 
 
 def _benchmark_data(name, data_home):
@@ -54,7 +96,8 @@ def _embedded_data(name):
         X, y = load_breast_cancer(return_X_y=True)
     else:
         X, y = load_digits(return_X_y=True)
-        y = (y >= 5).astype(int)
+        if name == "digits_binary":
+            y = (y >= 5).astype(int)
     X_train, X_test, y_train, y_test = train_test_split(
         X, y, test_size=0.2, stratify=y, random_state=0
     )
@@ -78,19 +121,17 @@ def _timed_fit(model, X, y):
 
 
 def run(name, data_home, seeds):
-    if name in ("adult", "bank"):
-        X, X_test, y, y_test, delta = _benchmark_data(name, data_home)
-    else:
-        X, X_test, y, y_test, delta = _embedded_data(name)
+    X, X_test, y, y_test, delta = _load(name, data_home)
+    classes = list(np.unique(y))
     # Warm-up: Numba compilation and first-call costs are not what is compared.
     for solver in ("gd", "newton"):
-        _timed_fit(DPLogisticRegression(solver=solver, classes=[0, 1]), X, y)
+        _timed_fit(DPLogisticRegression(solver=solver, classes=classes), X, y)
     rows = []
     for epsilon in EPSILONS:
         acc = {"gd": [], "newton": [], "sklearn": []}
         vs_sklearn, vs_gd = [], []
         for seed in range(seeds):
-            common = dict(epsilon=epsilon, delta=delta, classes=[0, 1])
+            common = dict(epsilon=epsilon, delta=delta, classes=classes)
             fits = {
                 "gd": DPLogisticRegression(**common, random_state=seed),
                 "newton": DPLogisticRegression(
@@ -119,6 +160,86 @@ def run(name, data_home, seeds):
     return rows
 
 
+def _load(name, data_home):
+    if name in ("adult", "bank"):
+        return _benchmark_data(name, data_home)
+    return _embedded_data(name)
+
+
+def _small_splits(name, data_home, seeds):
+    """``{seed: (X, y, X_test, y_test)}`` and delta of a table of a few thousand
+    rows."""
+    if name == "digits_binary":
+        X, X_test, y, y_test, delta = _embedded_data(name)
+        return {seed: (X, y, X_test, y_test) for seed in range(seeds)}, delta
+    X, X_test, y, y_test, delta = _benchmark_data(name.split("_")[0], data_home)
+    splits = {}
+    for seed in range(seeds):
+        X_s, _, y_s, _ = train_test_split(
+            X, y, train_size=SMALL_ROWS, stratify=y, random_state=seed
+        )
+        splits[seed] = (np.ascontiguousarray(X_s), y_s, X_test, y_test)
+    return splits, delta
+
+
+def _diffprivlib(python, splits):
+    """``{seed: [accuracy per epsilon]}`` from diffprivlib, or None."""
+    if not (python and os.path.exists(python)):
+        return None
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = {}
+        for seed, (X, y, X_te, y_te) in splits.items():
+            path = os.path.join(tmp, f"{seed}.npz")
+            np.savez(path, X=X, y=y, X_test=X_te, y_test=y_te, seed=seed)
+            paths[str(seed)] = path
+        spec = os.path.join(tmp, "spec.json")
+        with open(spec, "w") as f:
+            json.dump({"splits": paths, "epsilons": list(SMALL_EPSILONS)}, f)
+        script = os.path.join(tmp, "run.py")
+        with open(script, "w") as f:
+            f.write(_DIFFPRIVLIB)
+        done = subprocess.run(
+            [python, script, spec], capture_output=True, text=True, check=False
+        )
+    if done.returncode != 0:
+        print(f"diffprivlib failed: {done.stderr.strip().splitlines()[-1:]}")
+        return None
+    return {int(k): v for k, v in json.loads(done.stdout).items()}
+
+
+def run_small(name, data_home, seeds, dpl_python):
+    """Accuracy at epsilon 2 and 4 on a table of a few thousand rows."""
+    splits, delta = _small_splits(name, data_home, seeds)
+    acc = {key: np.zeros((seeds, len(SMALL_EPSILONS))) for key in ("gd", "newton")}
+    sk = []
+    for seed, (X, y, X_test, y_test) in splits.items():
+        sk.append(LogisticRegression().fit(X, y).score(X_test, y_test))
+        for j, epsilon in enumerate(SMALL_EPSILONS):
+            for solver in ("gd", "newton"):
+                model = DPLogisticRegression(
+                    solver=solver,
+                    epsilon=epsilon,
+                    delta=delta,
+                    classes=[0, 1],
+                    random_state=seed,
+                )
+                model, _ = _timed_fit(model, X, y)
+                acc[solver][seed, j] = model.score(X_test, y_test)
+    dpl = _diffprivlib(dpl_python, splits)
+    for j, epsilon in enumerate(SMALL_EPSILONS):
+        dpl_cell = (
+            "not run"
+            if dpl is None
+            else f"{np.mean([dpl[s][j] for s in sorted(dpl)]):.4f}"
+        )
+        print(
+            f"| {name} | {len(splits[0][1])} | {epsilon:g} | "
+            f"{acc['gd'][:, j].mean():.4f} | {acc['newton'][:, j].mean():.4f} | "
+            f"{dpl_cell} | {np.mean(sk):.4f} |",
+            flush=True,
+        )
+
+
 def _format(row):
     name, eps, gd, newton, sk, r_sk, r_gd = row
     return (
@@ -134,8 +255,15 @@ def main():
     parser.add_argument(
         "--datasets",
         nargs="+",
-        default=["adult", "bank", "breast_cancer", "digits_binary"],
+        default=["adult", "bank", "breast_cancer", "digits_binary", "digits"],
     )
+    parser.add_argument(
+        "--small",
+        nargs="*",
+        default=["adult_5k", "bank_5k", "digits_binary"],
+        help="tables of a few thousand rows for the epsilon 2 and 4 comparison",
+    )
+    parser.add_argument("--diffprivlib-python", default="/tmp/dpl-venv/bin/python")
     args = parser.parse_args()
     print(
         "| data | epsilon | default (gd) | newton | newton - default | "
@@ -144,6 +272,14 @@ def main():
     print("|---|---|---|---|---|---|---|---|")
     for name in args.datasets:
         run(name, args.data_home, args.seeds)
+    if args.small:
+        print(
+            "\n| data | training rows | epsilon | default (gd) | newton | "
+            "diffprivlib LR (pure eps-DP) | sklearn LR |"
+        )
+        print("|---|---|---|---|---|---|---|")
+    for name in args.small:
+        run_small(name, args.data_home, args.seeds, args.diffprivlib_python)
 
 
 if __name__ == "__main__":
