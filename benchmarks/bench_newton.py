@@ -37,6 +37,21 @@ for, not of equal guarantees. diffprivlib 0.6 imports only beside scikit-learn <
 ``/tmp/dpl-venv/bin/python``: ``pip install diffprivlib "scikit-learn<1.6"``), on
 the same arrays, in a separate process after the others; without it its column
 says "not run".
+
+Third (``--variants adult bank``): what limits the Newton solver, on an 80/20
+holdout of the *training* split (random_state=0; 3 seeds, epsilon 0.4 and 1.6;
+never a test split): the default and ``solver="newton"``, then the same Newton
+iterations with the gradient noise, the direction noise or both set to zero
+(diagnostics only, not private: the damping is kept), and a prototype of a
+variant, a private Böhning-Lindsay iteration ("private MM"). The prototype is not
+in the package (this script reads the rows itself): it releases once the Gram
+bound ``G = sum_i x~_i x~_i^T / (4 m) >= H(theta) / m`` of every logistic Hessian
+(Böhning & Lindsay 1988) with Gaussian noise on its upper triangle (L2
+sensitivity ``R^2 / (4 m)`` under add/remove-one, the Frobenius norm of one row's
+term), floors its eigenvalues at ``2 sigma sqrt(p)`` (the noise's spectral scale),
+then takes ``T = 20`` steps ``theta <- theta - (G~ + alpha I)^{-1} g~_t`` with
+noisy gradients from the package's oracle (``mu^2``: 20% the Gram, 80% the
+gradients, GDP).
 """
 
 import argparse
@@ -54,6 +69,9 @@ from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import MinMaxScaler, Normalizer
 
 from sklearn_dpgd import DPLogisticRegression
+from sklearn_dpgd._engine._oracle import PrivateNewtonOracle
+from sklearn_dpgd._solvers import newton as newton_solver
+from sklearn_dpgd.accounting import gdp_mu
 from sklearn_dpgd.datasets import load_benchmark_split, paper_preprocessor
 
 EPSILONS = (0.1, 0.4, 1.6)
@@ -240,6 +258,114 @@ def run_small(name, data_home, seeds, dpl_python):
         )
 
 
+class _NoFilter:
+    # The variants account for themselves (GDP, fixed noise multipliers).
+    def charge(self, record):
+        pass
+
+
+class _Zeros:
+    def standard_normal(self, size):
+        return np.zeros(size)
+
+
+def _newton_variant(X, y, epsilon, delta, seed, *, g_noise=True, d_noise=True):
+    """The default Newton iterations with a noise switched off (diagnostic)."""
+    m, d, n_steps = X.shape[0], X.shape[1], newton_solver.NEWTON_STEPS
+    rng = np.random.default_rng(seed)
+    oracle = PrivateNewtonOracle(
+        X,
+        y,
+        row_clip=1.0,
+        sensitivity_factor=1.0,
+        fit_intercept=True,
+        privacy_filter=_NoFilter(),
+        rng=rng,
+        public_n_samples=m,
+    )
+    z_g, z_d = newton_solver.newton_noise_multipliers(gdp_mu(epsilon, delta), n_steps)
+    damping = newton_solver.newton_damping(oracle.curvature_bound, z_d, d + 1)
+    theta, alpha = np.zeros(d + 1), 1.0 / m
+    for _ in range(n_steps):
+        oracle._rng = rng if g_noise else _Zeros()
+        grad = oracle.noisy_gradient(theta, z_g)
+        grad[:d] += alpha * theta[:d]
+        oracle._rng = rng if d_noise else _Zeros()
+        theta -= oracle.noisy_direction(theta, grad, damping, alpha, z_d)
+    return theta
+
+
+def _private_mm(X, y, epsilon, delta, seed, n_steps=20, gram_share=0.2):
+    """The private Böhning-Lindsay prototype described in the module docstring."""
+    m, d = X.shape
+    p, mu = d + 1, gdp_mu(epsilon, delta)
+    rng = np.random.default_rng(seed)
+    oracle = PrivateNewtonOracle(
+        X,
+        y,
+        row_clip=1.0,
+        sensitivity_factor=1.0,
+        fit_intercept=True,
+        privacy_filter=_NoFilter(),
+        rng=rng,
+        public_n_samples=m,
+    )
+    rows = np.hstack([X, np.ones((m, 1))])  # unit-norm rows: no clipping needed
+    c = oracle.curvature_bound  # R^2 / (4 m): one row's term, Frobenius norm
+    sigma = c / np.sqrt(gram_share * mu**2)
+    noise = np.triu(sigma * rng.standard_normal((p, p)))
+    gram = rows.T @ rows / (4.0 * m) + noise + np.triu(noise, 1).T
+    eigenvalues, vectors = np.linalg.eigh(gram)
+    alpha = 1.0 / m
+    eigenvalues = np.maximum(eigenvalues, 2.0 * sigma * np.sqrt(p)) + alpha
+    preconditioner = (vectors / eigenvalues) @ vectors.T
+    z_g = np.sqrt(n_steps / ((1.0 - gram_share) * mu**2))
+    theta = np.zeros(p)
+    for _ in range(n_steps):
+        grad = oracle.noisy_gradient(theta, z_g)
+        grad[:d] += alpha * theta[:d]
+        theta -= preconditioner @ grad
+    return theta
+
+
+def run_variants(name, data_home, seeds=3):
+    """Holdout accuracies of the default, Newton, its diagnostics and private MM."""
+    X, _, y, _, delta = _benchmark_data(name, data_home)
+    X, X_ho, y, y_ho = train_test_split(X, y, test_size=0.2, stratify=y, random_state=0)
+    X = np.ascontiguousarray(X)
+
+    def score(theta):
+        return np.mean(((X_ho @ theta[:-1] + theta[-1]) > 0) == y_ho)
+
+    def fitted(solver):
+        def fit(eps, seed):
+            model = DPLogisticRegression(
+                solver=solver, epsilon=eps, delta=delta, classes=[0, 1],
+                random_state=seed,
+            )  # fmt: skip
+            return _timed_fit(model, X, y)[0].score(X_ho, y_ho)
+
+        return fit
+
+    variants = {
+        "default (gd)": fitted("gd"),
+        "newton": fitted("newton"),
+        "newton, no gradient noise": lambda e, s: score(
+            _newton_variant(X, y, e, delta, s, g_noise=False)
+        ),
+        "newton, no direction noise": lambda e, s: score(
+            _newton_variant(X, y, e, delta, s, d_noise=False)
+        ),
+        "newton, no noise (damped)": lambda e, s: score(
+            _newton_variant(X, y, e, delta, s, g_noise=False, d_noise=False)
+        ),
+        "private MM (prototype)": lambda e, s: score(_private_mm(X, y, e, delta, s)),
+    }
+    for key, fit in variants.items():
+        cells = [np.mean([fit(e, s) for s in range(seeds)]) for e in (0.4, 1.6)]
+        print(f"| {name} | {key} | " + " | ".join(f"{c:.4f}" for c in cells) + " |")
+
+
 def _format(row):
     name, eps, gd, newton, sk, r_sk, r_gd = row
     return (
@@ -254,7 +380,7 @@ def main():
     parser.add_argument("--data-home", default=None)
     parser.add_argument(
         "--datasets",
-        nargs="+",
+        nargs="*",
         default=["adult", "bank", "breast_cancer", "digits_binary", "digits"],
     )
     parser.add_argument(
@@ -264,12 +390,19 @@ def main():
         help="tables of a few thousand rows for the epsilon 2 and 4 comparison",
     )
     parser.add_argument("--diffprivlib-python", default="/tmp/dpl-venv/bin/python")
-    args = parser.parse_args()
-    print(
-        "| data | epsilon | default (gd) | newton | newton - default | "
-        "sklearn LR | time newton/sklearn | time newton/default |"
+    parser.add_argument(
+        "--variants",
+        nargs="*",
+        default=[],
+        help="holdout diagnostics and the private MM prototype (adult, bank)",
     )
-    print("|---|---|---|---|---|---|---|---|")
+    args = parser.parse_args()
+    if args.datasets:
+        print(
+            "| data | epsilon | default (gd) | newton | newton - default | "
+            "sklearn LR | time newton/sklearn | time newton/default |"
+        )
+        print("|---|---|---|---|---|---|---|---|")
     for name in args.datasets:
         run(name, args.data_home, args.seeds)
     if args.small:
@@ -280,6 +413,11 @@ def main():
         print("|---|---|---|---|---|---|---|")
     for name in args.small:
         run_small(name, args.data_home, args.seeds, args.diffprivlib_python)
+    if args.variants:
+        print("\n| data | holdout of the training split | eps 0.4 | eps 1.6 |")
+        print("|---|---|---|---|")
+    for name in args.variants:
+        run_variants(name, args.data_home)
 
 
 if __name__ == "__main__":
