@@ -28,6 +28,7 @@ from sklearn_dpgd._engine._oracle import (
     newton_direction_sensitivity,
 )
 from sklearn_dpgd.accounting import GaussianSteps, gdp_mu
+from sklearn_dpgd.audit import audit
 from sklearn_dpgd.linear_model._newton import MAX_NEWTON_PARAMS
 
 DELTA = 1e-6
@@ -344,3 +345,19 @@ def test_non_private_limit_is_scikit_learns_model():
     np.testing.assert_allclose(
         clf.predict_proba(X), reference.predict_proba(X), atol=0.01
     )
+
+
+def test_audit_does_not_refute_the_claim():
+    # The package's empirical audit (a canary row on a fresh column, labelled with
+    # the largest class, 400 fits per world) on the multinomial solver: the lower
+    # bound on mu must stay below the claim. Not near-tight (as for the binary
+    # solver, tests/test_newton.py); the worst-case pairs above catch a missing
+    # factor.
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    y = np.digitize(X[:, 0] + 0.5 * rng.normal(size=60), [-0.5, 0.5])
+    estimator = _model(epsilon=12.0, delta=1e-5, public_n_samples=60, max_iter=2)
+    result = audit(estimator, X, y, n_trials=400, confidence=0.999, progress=False)
+    assert result.mu_claimed == pytest.approx(gdp_mu(12.0, 1e-5), rel=1e-6)
+    assert result.mu_lower <= result.mu_claimed
+    assert result.epsilon_lower <= result.epsilon_claimed
