@@ -18,6 +18,7 @@ import warnings
 import dp_accounting
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from sklearn.datasets import load_iris, make_classification
 from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import MinMaxScaler, Normalizer
@@ -284,10 +285,10 @@ def data():
     return Normalizer().fit_transform(X), y
 
 
-def _fit(model, X, y):
+def _fit(model, X, y, **kwargs):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return model.fit(X, y)
+        return model.fit(X, y, **kwargs)
 
 
 def _model(**kwargs):
@@ -362,3 +363,31 @@ def test_audit_does_not_refute_the_claim():
     assert result.mu_claimed == pytest.approx(gdp_mu(12.0, 1e-5), rel=1e-6)
     assert result.mu_lower <= result.mu_claimed
     assert result.epsilon_lower <= result.epsilon_claimed
+
+
+def test_sparse_float32_no_intercept_and_public_start(data):
+    X, y = data
+    dense = _fit(_model(), X, y)
+    sparse = _fit(_model(), sp.csr_matrix(X), y)
+    np.testing.assert_array_equal(dense.coef_, sparse.coef_)
+    single = _fit(_model(), X.astype(np.float32), y)
+    assert single.coef_.dtype == np.float32
+    np.testing.assert_allclose(single.coef_, dense.coef_, rtol=1e-3, atol=1e-4)
+    flat = _fit(_model(fit_intercept=False), X, y)
+    assert np.all(flat.intercept_ == 0.0) and flat.coef_.shape == (3, 6)
+    # A public start of shape (K, d) and (K,) is where the iterations begin: at a
+    # huge budget and one iteration, a start far off moves the result.
+    start = np.full((3, 6), 5.0) * np.array([[1.0], [-1.0], [0.0]])
+    kw = dict(epsilon=1e6, public_n_samples=len(y), max_iter=1)
+    moved = _fit(_model(**kw), X, y, coef_init=start, intercept_init=np.zeros(3))
+    still = _fit(_model(**kw), X, y)
+    assert np.abs(moved.coef_ - still.coef_).max() > 0.1
+
+
+def test_reproducible_and_secure_mode_runs(data):
+    X, y = data
+    a, b = _fit(_model(), X, y), _fit(_model(), X, y)
+    np.testing.assert_array_equal(a.coef_, b.coef_)
+    secure = _fit(_model(secure_mode=True, neighboring="replace"), X, y)
+    assert np.all(np.isfinite(secure.coef_))
+    assert secure.delta_ > DELTA  # the bounded support's term
