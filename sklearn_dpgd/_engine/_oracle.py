@@ -14,16 +14,16 @@ dividing by the batch size happen here, once, for every backend.
 
 :class:`PrivateNewtonOracle` answers the two queries of ``solver="newton"`` (a
 noisy gradient and a noisy damped Newton direction of the logistic loss, binary
-or multinomial) over dense rows in this process only; its Hessian never leaves
-it.
+or multinomial) over dense rows in this process or Dask row chunks; its Hessian never
+leaves it.
 """
 
 import numpy as np
-from scipy.special import expit, softmax
 
 from ..accounting import GaussianSteps, NoisyMaxSteps, SnowballSteps, SparseVectorSteps
 from . import _twins
-from ._dask import DaskRows, is_dask_collection
+from ._dask import DaskNewtonRows, DaskRows, is_dask_collection
+from ._newton_sums import LocalNewtonRows
 from ._rows import LocalRows, SmallRows
 from ._threads import serial_blas
 
@@ -458,9 +458,12 @@ class PrivateNewtonOracle:
 
     Parameters
     ----------
-    X : ndarray of shape (n_samples, n_features)
-        Private dense features (float32 or float64), validated finite.
-    y : ndarray of shape (n_samples,), int
+    X : ndarray of shape (n_samples, n_features) or dask.array.Array
+        Private dense features (float32 or float64), validated finite. A dask
+        array (from :func:`sklearn_dpgd._engine._dask.check_fit_data`) selects
+        :class:`~sklearn_dpgd._engine._dask.DaskNewtonRows`: the sums are taken
+        chunk by chunk on the workers and only the totals reach this process.
+    y : ndarray or dask.array.Array of shape (n_samples,), int
         Private labels: 0/1, or class indices ``0 .. K - 1``.
     row_clip : float
         Public bound ``> 0`` of each row's feature norm.
@@ -502,19 +505,19 @@ class PrivateNewtonOracle:
         chunk_rows=4096,
         n_outputs=1,
     ):
-        X = np.asarray(X)
-        norms = np.sqrt(np.einsum("ij,ij->i", X, X, dtype=np.float64))
-        # The scale of each row (1 when within the bound): the clipping is part of
-        # the objective, so the sensitivities below hold whatever the data.
-        self._scale = np.minimum(1.0, row_clip / np.maximum(norms, 1e-300))
-        self._X = X
         self.n_outputs = int(n_outputs)
-        if self.n_outputs == 1:
-            self._y = np.asarray(y, dtype=np.float64)
-        else:
-            self._y = np.zeros((X.shape[0], self.n_outputs))
-            self._y[np.arange(X.shape[0]), np.asarray(y, dtype=np.int64)] = 1.0
         self._fit_intercept = bool(fit_intercept)
+        # The clipping is part of the objective (done by the backend, row by
+        # row), so the sensitivities below hold whatever the data.
+        backend = DaskNewtonRows if is_dask_collection(X) else LocalNewtonRows
+        self._rows = backend(
+            X,
+            y,
+            row_clip=float(row_clip),
+            fit_intercept=self._fit_intercept,
+            n_outputs=self.n_outputs,
+            chunk_rows=chunk_rows,
+        )
         self._bound = float(np.sqrt(row_clip**2 + float(self._fit_intercept)))
         softmax_ = self.n_outputs > 1
         # The largest norm of one row's gradient term.
@@ -522,8 +525,7 @@ class PrivateNewtonOracle:
         self._factor = float(sensitivity_factor)
         self.privacy_filter = privacy_filter
         self._rng = rng
-        self._chunk = int(chunk_rows)
-        self.n_samples, self.n_features = int(public_n_samples), X.shape[1]
+        self.n_samples, self.n_features = int(public_n_samples), self._rows.n_features
         # c: the largest operator norm of one row's term of H / m.
         self.curvature_bound = self._bound**2 / (
             (2.0 if softmax_ else 4.0) * self.n_samples
@@ -532,19 +534,6 @@ class PrivateNewtonOracle:
     @property
     def _width(self):
         return self.n_features + int(self._fit_intercept)
-
-    def _residuals(self, theta):
-        # Sigmoid (n,) or softmax (n, K) probabilities of the clipped rows.
-        d, k = self.n_features, self.n_outputs
-        params = np.asarray(theta, dtype=np.float64).reshape(k, d + 1)
-        weights = params[:, :d].T.astype(self._X.dtype)
-        scores = (self._X @ weights).astype(np.float64)
-        scores *= self._scale[:, None]
-        if self._fit_intercept:
-            scores += params[:, d]
-        if k == 1:
-            return expit(scores[:, 0])
-        return softmax(scores, axis=1)
 
     def noisy_gradient(self, theta, noise_multiplier):
         """Private mean gradient ``(sum_i g_i + N(0, (z factor G)^2 I)) / m``.
@@ -570,17 +559,11 @@ class PrivateNewtonOracle:
             If the query would overspend; nothing is computed then.
         """
         self.privacy_filter.charge(GaussianSteps(noise_multiplier))
-        d, k = self.n_features, self.n_outputs
         with serial_blas():
-            residual = (self._residuals(theta) - self._y).reshape(-1, k)
-            grad = np.zeros((k, d + 1))
-            scaled = (residual * self._scale[:, None]).astype(self._X.dtype)
-            grad[:, :d] = (self._X.T @ scaled).T
-        width = self._width
-        if self._fit_intercept:
-            grad[:, d] = residual.sum(axis=0)
+            grad = self._rows.gradient_sum(theta)
         sigma = noise_multiplier * self._factor * self._gradient_bound
-        grad[:, :width] += sigma * self._rng.standard_normal((k, width))
+        width = self._width
+        grad[:, :width] += sigma * self._rng.standard_normal((self.n_outputs, width))
         return grad.ravel() / self.n_samples
 
     def hessian_sum(self, theta):
@@ -599,46 +582,7 @@ class PrivateNewtonOracle:
         hessian : ndarray of shape (K w, K w)
             ``w = n_features + fit_intercept``.
         """
-        p_hat = self._residuals(theta)
-        if self.n_outputs > 1:
-            return self._softmax_hessian_sum(p_hat)
-        # The Hessian sum is A^T A for the rows a_i = sqrt(sigma'_i) [s_i x_i, 1]
-        # (a symmetric rank-k update in BLAS); the intercept's 1 is not scaled.
-        root = np.sqrt(p_hat * (1.0 - p_hat))
-        root_scaled = root * self._scale
-        d, width = self.n_features, self._width
-        hessian = np.zeros((width, width))
-        block = np.empty((min(self._chunk, self._X.shape[0]), width))
-        for start in range(0, self._X.shape[0], self._chunk):
-            rows = slice(start, start + self._chunk)
-            r = root_scaled[rows]
-            a = block[: r.shape[0]]
-            np.multiply(self._X[rows], r[:, None], out=a[:, :d])
-            if self._fit_intercept:
-                a[:, d] = root[rows]
-            hessian += a.T @ a
-        return hessian
-
-    def _softmax_hessian_sum(self, p_hat):
-        # sum_i (diag(pi_i) - pi_i pi_i^T) (x) x~ x~^T = blockdiag_k(X~^T diag(pi_k)
-        # X~) - Z^T Z, with the rows z_i = pi_i (x) x~_i: one product of width
-        # K w and K of width w per block of rows.
-        d, k, width = self.n_features, self.n_outputs, self._width
-        hessian = np.zeros((k * width, k * width))
-        chunk = self._chunk
-        for start in range(0, self._X.shape[0], chunk):
-            rows = slice(start, start + chunk)
-            pi = p_hat[rows]
-            xt = np.empty((pi.shape[0], width))
-            np.multiply(self._X[rows], self._scale[rows, None], out=xt[:, :d])
-            if self._fit_intercept:
-                xt[:, d] = 1.0
-            z = (pi[:, :, None] * xt[:, None, :]).reshape(pi.shape[0], k * width)
-            hessian -= z.T @ z
-            for j in range(k):
-                block = slice(j * width, (j + 1) * width)
-                hessian[block, block] += xt.T @ (pi[:, j, None] * xt)
-        return hessian
+        return self._rows.hessian_sum(theta)
 
     def noisy_direction(self, theta, gradient, damping, penalty, noise_multiplier):
         """Private damped Newton direction ``(H / m + D)^{-1} g + N(0, (z S)^2 I)``.

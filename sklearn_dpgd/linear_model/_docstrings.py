@@ -174,7 +174,7 @@ _PARAMS_OPTIMISER = """\
         Ganesh, Haghifam, Steinke & Thakurta, NeurIPS 2023, Algorithm 3), over
         rows clipped to feature norm ``clip_norm`` ("auto": 1), GDP-accounted;
         less accurate than "gd" on every benchmark data set (user guide,
-        "Private Newton"), so not the default. It refuses dask input, weights,
+        "Private Newton"), so not the default. It refuses weights,
         ``schedule``, ``batch_size``, ``l1_ratio > 0``, more than 512
         features and multinomial Hessians of more than 1,024 rows (``K
         (n_features + 1)``); ``learning_rate``, ``momentum``, ``average``,

@@ -57,8 +57,9 @@ def check_newton(estimator, X, n_outputs, sample_weight, initial):
 
     Returns
     -------
-    X : ndarray of shape (n_samples, n_features)
-        C-contiguous dense rows (a densified copy of sparse input).
+    X : ndarray or dask.array.Array of shape (n_samples, n_features)
+        C-contiguous dense rows (a densified copy of sparse input), or the
+        validated dask array unchanged.
 
     Raises
     ------
@@ -67,8 +68,6 @@ def check_newton(estimator, X, n_outputs, sample_weight, initial):
         ``sample_weight`` or ``class_weight``, ``l1_ratio > 0``, more than
         :data:`MAX_NEWTON_FEATURES` features, or a multinomial Hessian wider
         than :data:`MAX_NEWTON_PARAMS`.
-    TypeError
-        For dask input.
     """
     reason = None
     n_params = X.shape[1] + int(bool(estimator.fit_intercept))
@@ -94,10 +93,8 @@ def check_newton(estimator, X, n_outputs, sample_weight, initial):
     if reason is not None:
         raise ValueError(f"solver='newton' {reason}; use solver='gd'.")
     if is_dask_collection(X):
-        raise TypeError(
-            "solver='newton' needs in-memory (NumPy or CSR) data; use solver='gd' "
-            "for dask arrays."
-        )
+        # Row chunks stay on the workers; the oracle sums them there.
+        return X
     if sp.issparse(X):
         X = X.toarray()
     return np.ascontiguousarray(X)
