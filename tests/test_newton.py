@@ -21,6 +21,7 @@ from sklearn.datasets import load_breast_cancer, make_classification
 from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import MinMaxScaler, Normalizer
 
+import sklearn_dpgd._engine._dask as _dask_module
 import sklearn_dpgd.linear_model._newton as newton_module
 from sklearn_dpgd import BudgetExhaustedError, DPHuberSVM, DPLogisticRegression
 from sklearn_dpgd._engine._oracle import (
@@ -328,7 +329,6 @@ def test_ledger_refuses_before_the_oracle_is_built(data, monkeypatch):
 @pytest.mark.parametrize(
     "kwargs, fit_kwargs, match",
     [
-        (dict(classes=None), {}, "binary only"),
         (dict(batch_size=10), {}, "batch_size must be None"),
         (dict(class_weight="balanced"), {}, None),
         ({}, dict(sample_weight=np.ones(600)), None),
@@ -336,8 +336,6 @@ def test_ledger_refuses_before_the_oracle_is_built(data, monkeypatch):
 )
 def test_refusals_name_the_solver(data, kwargs, fit_kwargs, match):
     X, y = data
-    if kwargs.get("classes", 0) is None:
-        y = y + (np.arange(len(y)) % 3 == 0)  # three classes
     # Weights are refused by the shared check, which names the solver they need.
     match = f"solver='newton'.*{match}" if match else "class_weight need solver='gd'"
     with pytest.raises(ValueError, match=match):
@@ -353,11 +351,47 @@ def test_refuses_huber_and_wide_input(data):
         _fit(_model(), wide.tocsr(), np.arange(50) % 2)
 
 
-def test_refuses_dask(data):
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_dask_matches_numpy(n_classes, monkeypatch):
+    # The gradient and Hessian sums are taken chunk by chunk on the workers
+    # (uneven chunks, one row beyond the clipping bound); the noise is drawn in
+    # the oracle from the same stream, so the fits agree up to the order of
+    # floating-point additions.
     da = pytest.importorskip("dask.array")
-    X, y = data
-    with pytest.raises(TypeError, match="solver='newton' needs in-memory"):
-        _fit(_model(), da.from_array(X, chunks=200), da.from_array(y, chunks=200))
+    X, y = make_classification(
+        n_samples=700,
+        n_features=5,
+        n_informative=4,
+        n_redundant=0,
+        n_classes=n_classes,
+        random_state=1,
+    )
+    X = Normalizer().fit_transform(X)
+    X[0] *= 3.0
+    params = dict(epsilon=2.0, public_n_samples=700, calibration=None)
+    numpy_fit = _fit(_model(**params, classes=None), X, y)
+    chunks = ((300, 250, 150),)
+    calls = []
+    hessian = _dask_module._newton_chunk_hessian
+    monkeypatch.setattr(
+        _dask_module,
+        "_newton_chunk_hessian",
+        lambda X_chunk, *args: (
+            calls.append(X_chunk.shape[0]) or hessian(X_chunk, *args)
+        ),
+    )
+    dask_fit = _fit(
+        _model(**params, classes=None),
+        da.from_array(X, chunks=(chunks[0], 5)),
+        da.from_array(y, chunks=chunks),
+    )
+    np.testing.assert_allclose(dask_fit.coef_, numpy_fit.coef_, rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(
+        dask_fit.intercept_, numpy_fit.intercept_, rtol=1e-7, atol=1e-9
+    )
+    assert dask_fit.ledger_ == numpy_fit.ledger_
+    # One Hessian sum per chunk and iteration, on the workers.
+    assert sorted(calls) == sorted([150, 250, 300] * dask_fit.n_iter_)
 
 
 # --------------------------------------------------------- inputs and accuracy

@@ -41,8 +41,10 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._sklearn_compat import _check_feature_names, _check_n_features
 from .._validation import encode_labels
+from . import _newton_sums
 from ._lazy import kernels
 from ._secure import poisson_indices
+from ._threads import serial_blas
 
 
 def is_dask_collection(obj):
@@ -431,6 +433,76 @@ class DaskRows:
         # scheduling, and only the total reaches the client.
         (total,) = dask.compute(dask.delayed(_sum_in_order)(*parts))
         return np.array(total, dtype=np.float64)
+
+
+def _newton_chunk_gradient(X_chunk, y_chunk, row_clip, theta, args):
+    """Runs on the worker holding the chunk; returns only the gradient sum."""
+    with serial_blas():
+        scale = _newton_sums.row_scales(X_chunk, row_clip)
+        return _newton_sums.gradient_sum(X_chunk, y_chunk, scale, theta, *args)
+
+
+def _newton_chunk_hessian(X_chunk, y_chunk, row_clip, theta, args, chunk_rows):
+    """Runs on the worker holding the chunk; returns only the Hessian sum."""
+    with serial_blas():
+        scale = _newton_sums.row_scales(X_chunk, row_clip)
+        return _newton_sums.hessian_sum(X_chunk, scale, theta, *args, chunk_rows)
+
+
+class DaskNewtonRows:
+    """The sums of ``solver="newton"`` over row-chunked dask arrays.
+
+    Each worker sums the gradient (or the Hessian) of its chunks' clipped rows
+    (:mod:`sklearn_dpgd._engine._newton_sums`); the chunk sums are added in chunk
+    order on a worker and only the total (``K (n_features + 1)`` or ``(K w)^2``
+    numbers) reaches the client, where
+    :class:`~sklearn_dpgd._engine._oracle.PrivateNewtonOracle` charges the filter
+    and adds the noise. Row clipping is per row, so it is the same whatever the
+    chunks.
+
+    Parameters
+    ----------
+    X : dask.array.Array of shape (n_samples, n_features)
+        From :func:`check_fit_data`: known row chunks, one column chunk.
+    y : dask.array.Array of shape (n_samples,), int64
+        Class indices (0/1 for binary problems), with the row chunks of ``X``.
+    row_clip : float
+    fit_intercept : bool
+    n_outputs : int
+    chunk_rows : int
+        Rows per block of each chunk's Hessian sum.
+    """
+
+    def __init__(self, X, y, *, row_clip, fit_intercept, n_outputs, chunk_rows):
+        import dask
+
+        self._persisted = dask.persist(X, y)
+        self._chunks = list(
+            zip(*(a.to_delayed().ravel() for a in self._persisted), strict=True)
+        )
+        self._row_clip = float(row_clip)
+        self._args = (bool(fit_intercept), int(n_outputs))
+        self._chunk_rows = int(chunk_rows)
+        self.n_features = X.shape[1]
+
+    def _reduce(self, chunk_fn, *args):
+        import dask
+
+        task = dask.delayed(chunk_fn)
+        args = tuple(dask.delayed(a) if isinstance(a, np.ndarray) else a for a in args)
+        parts = [task(X_c, y_c, self._row_clip, *args) for X_c, y_c in self._chunks]
+        (total,) = dask.compute(dask.delayed(_sum_in_order)(*parts))
+        return np.array(total, dtype=np.float64)
+
+    def gradient_sum(self, theta):
+        """:func:`~sklearn_dpgd._engine._newton_sums.gradient_sum` over all chunks."""
+        return self._reduce(_newton_chunk_gradient, np.asarray(theta), self._args)
+
+    def hessian_sum(self, theta):
+        """:func:`~sklearn_dpgd._engine._newton_sums.hessian_sum` over all chunks."""
+        return self._reduce(
+            _newton_chunk_hessian, np.asarray(theta), self._args, self._chunk_rows
+        )
 
 
 def _apply(X_chunk, estimator, method, empty):

@@ -13,16 +13,17 @@ over all rows or a Poisson sample of them; charging the filter, adding the noise
 dividing by the batch size happen here, once, for every backend.
 
 :class:`PrivateNewtonOracle` answers the two queries of ``solver="newton"`` (a
-noisy gradient and a noisy damped Newton direction of the binary logistic loss)
-over dense rows in this process only; its Hessian never leaves it.
+noisy gradient and a noisy damped Newton direction of the logistic loss, binary
+or multinomial) over dense rows in this process or Dask row chunks; its Hessian never
+leaves it.
 """
 
 import numpy as np
-from scipy.special import expit
 
 from ..accounting import GaussianSteps, NoisyMaxSteps, SnowballSteps, SparseVectorSteps
 from . import _twins
-from ._dask import DaskRows, is_dask_collection
+from ._dask import DaskNewtonRows, DaskRows, is_dask_collection
+from ._newton_sums import LocalNewtonRows
 from ._rows import LocalRows, SmallRows
 from ._threads import serial_blas
 
@@ -381,24 +382,27 @@ class PrivateGradientOracle:
 def newton_direction_sensitivity(gradient_norm, damping, curvature_bound):
     """L2 sensitivity of the damped Newton direction ``(H / m + D)^{-1} g``.
 
-    ``H`` is the private sum of per-row Hessians, each ``s_i v_i v_i^T`` with
-    ``0 <= s_i`` and ``s_i ||v_i||^2 <= m c`` (``c = curvature_bound``), ``D`` a
-    public diagonal with every entry ``>= lambda = damping``, and ``g`` a public
-    (already privatised) vector. Under add/remove-one and under replace-one
-    neighbouring alike::
+    ``H`` is the private sum of per-row Hessians, each positive semi-definite of
+    operator norm at most ``m c`` (``c = curvature_bound``; rank one for the
+    sigmoid loss, rank ``K - 1`` for the softmax), ``D`` a public diagonal with
+    every entry ``>= lambda = damping``, and ``g`` a public (already privatised)
+    vector. Under add/remove-one and under replace-one neighbouring alike::
 
         ||(M)^{-1} g - (M')^{-1} g|| <= ||g|| c / (lambda^2 + c lambda)
 
-    Both neighbours are ``B + a a^T`` (or ``B``) for the common part ``B >=
-    lambda I`` and rank-one terms of norm ``||a||^2 <= c``; by Sherman-Morrison
-    ``(B + a a^T)^{-1} = B^{-1} - P_a`` with ``P_a`` positive semi-definite of
-    norm ``||B^{-1} a||^2 / (1 + a^T B^{-1} a) <= c / (lambda (lambda + c))``.
-    The difference of the two inverses is ``P_a' - P_a`` (replace) or ``P_a``
+    Both neighbours are ``B + A`` (or ``B``) for the common part ``B >= lambda
+    I`` and one row's term ``0 <= A <= c I``. Since the inverse is operator
+    monotone, ``B + A <= B + c I`` gives ``0 <= P_A = B^{-1} - (B + A)^{-1} <=
+    B^{-1} - (B + c I)^{-1}``, whose eigenvalues ``c / (b (b + c))`` (``b >=
+    lambda`` an eigenvalue of ``B``) are at most ``c / (lambda (lambda + c))``
+    (for a rank-one ``A = a a^T`` this is Sherman-Morrison's bound). The
+    difference of the two inverses is ``P_A' - P_A`` (replace) or ``P_A``
     (add/remove): a difference of two positive semi-definite matrices, whose
     operator norm is at most the larger of theirs. So replacing a row costs no
     more than adding one (no factor 2, unlike the gradient sum). The bound is
-    attained when ``g``, ``a`` and an eigenvector of ``B`` with eigenvalue
-    ``lambda`` are parallel (``tests/test_newton.py``).
+    attained when ``g``, a top eigenvector of ``A`` of eigenvalue ``c`` and an
+    eigenvector of ``B`` with eigenvalue ``lambda`` are parallel
+    (``tests/test_newton.py`` and ``tests/test_newton_multinomial.py``).
 
     Parameters
     ----------
@@ -409,7 +413,8 @@ def newton_direction_sensitivity(gradient_norm, damping, curvature_bound):
         ``D`` of the matrix.
     curvature_bound : float
         ``c > 0``: the largest operator norm of one row's term of ``H / m``
-        (``||x~||^2 / (4 m)`` for the logistic loss).
+        (``R^2 / (4 m)`` for the sigmoid loss, ``R^2 / (2 m)`` for the softmax,
+        ``R`` the bound of the row norm, intercept included).
 
     Returns
     -------
@@ -419,36 +424,48 @@ def newton_direction_sensitivity(gradient_norm, damping, curvature_bound):
     -----
     The "add" variant of the double-noise mechanism of Ganesh, Haghifam, Steinke
     & Thakurta (NeurIPS 2023), Algorithm 3 and its sensitivity lemma (there per
-    mean Hessian with ``c = 1 / (4 n)``); the argument for replace-one is ours.
+    mean Hessian of the binary loss with ``c = 1 / (4 n)``); the argument for
+    replace-one and for the softmax's higher-rank terms is ours.
     """
     c = float(curvature_bound)
     return float(gradient_norm) * c / (damping**2 + c * damping)
 
 
 class PrivateNewtonOracle:
-    """Noisy gradients and noisy damped Newton directions of the binary logistic
-    loss (the double-noise mechanism).
+    """Noisy gradients and noisy damped Newton directions of the logistic loss
+    (sigmoid for ``n_outputs=1``, softmax over ``K = n_outputs`` classes
+    otherwise): the double-noise mechanism.
 
     Each row's features are scaled to L2 norm at most ``row_clip`` (rows already
-    within it are unchanged): the objective is the logistic loss of the clipped
-    rows, whose per-row gradient ``(sigma(m_i) - y_i) x~_i`` has norm at most
-    ``R = sqrt(row_clip^2 + fit_intercept)`` and per-row Hessian
-    ``sigma'(m_i) x~_i x~_i^T`` norm at most ``R^2 / 4`` (``x~_i = [s_i x_i, 1]``).
-    The bound is enforced here, never read from the data.
+    within it are unchanged): the objective is the loss of the clipped rows
+    ``x~_i = [s_i x_i, 1]``, of norm at most ``R = sqrt(row_clip^2 +
+    fit_intercept)``. The sigmoid loss's per-row gradient ``(sigma(m_i) - y_i)
+    x~_i`` has norm at most ``R`` and its Hessian ``sigma'(m_i) x~_i x~_i^T``
+    operator norm at most ``R^2 / 4``. The softmax's per-row gradient ``(pi_i -
+    e_{y_i}) (x) x~_i`` has norm at most ``sqrt(2) R`` (``||pi - e_y||^2 = (1 -
+    pi_y)^2 + sum_{k != y} pi_k^2 <= 2 (1 - pi_y)^2``) and its Hessian ``(diag(pi_i)
+    - pi_i pi_i^T) (x) x~_i x~_i^T`` operator norm at most ``R^2 / 2``, since
+    ``diag(pi) - pi pi^T <= (I - 1 1^T / K) / 2`` (Böhning 1992). Both bounds
+    are attained in the limit (two classes of probability 1/2; one class of
+    probability 1 that is not the label). The bounds are enforced here, never
+    read from the data.
 
     Parameters
     ----------
-    X : ndarray of shape (n_samples, n_features)
-        Private dense features (float32 or float64), validated finite.
-    y : ndarray of shape (n_samples,), int
-        Private labels 0/1.
+    X : ndarray of shape (n_samples, n_features) or dask.array.Array
+        Private dense features (float32 or float64), validated finite. A dask
+        array (from :func:`sklearn_dpgd._engine._dask.check_fit_data`) selects
+        :class:`~sklearn_dpgd._engine._dask.DaskNewtonRows`: the sums are taken
+        chunk by chunk on the workers and only the totals reach this process.
+    y : ndarray or dask.array.Array of shape (n_samples,), int
+        Private labels: 0/1, or class indices ``0 .. K - 1``.
     row_clip : float
         Public bound ``> 0`` of each row's feature norm.
     sensitivity_factor : float
         1 (add/remove one row) or 2 (replace one row): the gradient sum's L2
-        sensitivity is ``factor R``.
+        sensitivity is ``factor R`` (sigmoid) or ``factor sqrt(2) R`` (softmax).
     fit_intercept : bool
-        Whether the last coordinate (intercept) is fitted.
+        Whether the last coordinate of each output (intercept) is fitted.
     privacy_filter : GaussianPrivacyFilter
         Charged with a :class:`~sklearn_dpgd.accounting.GaussianSteps` before each
         query reads data.
@@ -459,8 +476,13 @@ class PrivateNewtonOracle:
         number of rows).
     chunk_rows : int, default=4096
         Rows per block of the Hessian sum (bounds the temporary memory at
-        ``chunk_rows * n_features`` floats; the result does not depend on it up
-        to rounding).
+        ``chunk_rows * n_features`` floats, ``K`` times that for the softmax:
+        32 MB at :data:`~sklearn_dpgd.linear_model._newton.MAX_NEWTON_PARAMS`;
+        the result does not depend on it up to rounding).
+    n_outputs : int, default=1
+        1 for the sigmoid loss, ``K >= 3`` for the softmax. The parameters
+        ``theta`` are flat: ``K`` blocks of ``n_features + 1`` (coefficients, then
+        the intercept), class by class.
     """
 
     def __init__(
@@ -475,47 +497,55 @@ class PrivateNewtonOracle:
         rng,
         public_n_samples,
         chunk_rows=4096,
+        n_outputs=1,
     ):
-        X = np.asarray(X)
-        norms = np.sqrt(np.einsum("ij,ij->i", X, X, dtype=np.float64))
-        # The scale of each row (1 when within the bound): the clipping is part of
-        # the objective, so the sensitivities below hold whatever the data.
-        self._scale = np.minimum(1.0, row_clip / np.maximum(norms, 1e-300))
-        self._X = X
-        self._y = np.asarray(y, dtype=np.float64)
+        self.n_outputs = int(n_outputs)
         self._fit_intercept = bool(fit_intercept)
+        # The clipping is part of the objective (done by the backend, row by
+        # row), so the sensitivities below hold whatever the data.
+        backend = DaskNewtonRows if is_dask_collection(X) else LocalNewtonRows
+        self._rows = backend(
+            X,
+            y,
+            row_clip=float(row_clip),
+            fit_intercept=self._fit_intercept,
+            n_outputs=self.n_outputs,
+            chunk_rows=chunk_rows,
+        )
         self._bound = float(np.sqrt(row_clip**2 + float(self._fit_intercept)))
+        softmax_ = self.n_outputs > 1
+        # The largest norm of one row's gradient term.
+        self._gradient_bound = self._bound * (np.sqrt(2.0) if softmax_ else 1.0)
         self._factor = float(sensitivity_factor)
         self.privacy_filter = privacy_filter
         self._rng = rng
-        self._chunk = int(chunk_rows)
-        self.n_samples, self.n_features = int(public_n_samples), X.shape[1]
-        self.n_outputs = 1
-        # c: the largest norm of one row's term of H / m.
-        self.curvature_bound = self._bound**2 / (4.0 * self.n_samples)
+        self.n_samples, self.n_features = int(public_n_samples), self._rows.n_features
+        # c: the largest operator norm of one row's term of H / m.
+        self.curvature_bound = self._bound**2 / (
+            (2.0 if softmax_ else 4.0) * self.n_samples
+        )
 
-    def _residuals(self, theta):
-        d = self.n_features
-        scores = (self._X @ theta[:d].astype(self._X.dtype)).astype(np.float64)
-        scores *= self._scale
-        if self._fit_intercept:
-            scores += theta[d]
-        return expit(scores)
+    @property
+    def _width(self):
+        return self.n_features + int(self._fit_intercept)
 
     def noisy_gradient(self, theta, noise_multiplier):
-        """Private mean gradient ``(sum_i g_i + N(0, (z factor R)^2 I)) / m``.
+        """Private mean gradient ``(sum_i g_i + N(0, (z factor G)^2 I)) / m``.
+
+        ``G`` is the bound of one row's gradient: ``R`` (sigmoid) or ``sqrt(2)
+        R`` (softmax).
 
         Parameters
         ----------
-        theta : ndarray of shape (n_features + 1,)
-            Coefficients, then the intercept (ignored without one).
+        theta : ndarray of shape (n_outputs * (n_features + 1),)
+            Coefficients, then the intercept (ignored without one), per output.
         noise_multiplier : float
             ``z`` > 0.
 
         Returns
         -------
-        grad : ndarray of shape (n_features + 1,)
-            Last entry 0 without an intercept.
+        grad : ndarray of shape (n_outputs * (n_features + 1),)
+            Intercept entries 0 without an intercept.
 
         Raises
         ------
@@ -523,63 +553,43 @@ class PrivateNewtonOracle:
             If the query would overspend; nothing is computed then.
         """
         self.privacy_filter.charge(GaussianSteps(noise_multiplier))
-        d = self.n_features
         with serial_blas():
-            residual = self._residuals(theta) - self._y
-            grad = np.zeros(d + 1)
-            grad[:d] = self._X.T @ (residual * self._scale).astype(self._X.dtype)
-        width = d + 1 if self._fit_intercept else d
-        if self._fit_intercept:
-            grad[d] = residual.sum()
-        sigma = noise_multiplier * self._factor * self._bound
-        grad[:width] += sigma * self._rng.standard_normal(width)
-        return grad / self.n_samples
+            grad = self._rows.gradient_sum(theta)
+        sigma = noise_multiplier * self._factor * self._gradient_bound
+        width = self._width
+        grad[:, :width] += sigma * self._rng.standard_normal((self.n_outputs, width))
+        return grad.ravel() / self.n_samples
 
     def hessian_sum(self, theta):
-        """The private Hessian sum ``sum_i sigma'(m_i) x~_i x~_i^T`` (no noise).
+        """The private Hessian sum over the fitted coordinates (no noise).
 
-        Never returned by a public method: :meth:`noisy_direction` reads it.
+        ``sum_i sigma'(m_i) x~_i x~_i^T`` (sigmoid) or ``sum_i (diag(pi_i) - pi_i
+        pi_i^T) (x) x~_i x~_i^T`` (softmax, ordered class by class). Never
+        returned by a public method: :meth:`noisy_direction` reads it.
 
         Parameters
         ----------
-        theta : ndarray of shape (n_features + 1,)
+        theta : ndarray of shape (n_outputs * (n_features + 1),)
 
         Returns
         -------
-        hessian : ndarray of shape (p, p)
-            ``p = n_features + fit_intercept``.
+        hessian : ndarray of shape (K w, K w)
+            ``w = n_features + fit_intercept``.
         """
-        p_hat = self._residuals(theta)
-        # The Hessian sum is A^T A for the rows a_i = sqrt(sigma'_i) [s_i x_i, 1]
-        # (a symmetric rank-k update in BLAS); the intercept's 1 is not scaled.
-        root = np.sqrt(p_hat * (1.0 - p_hat))
-        root_scaled = root * self._scale
-        d = self.n_features
-        width = d + 1 if self._fit_intercept else d
-        hessian = np.zeros((width, width))
-        block = np.empty((min(self._chunk, self._X.shape[0]), width))
-        for start in range(0, self._X.shape[0], self._chunk):
-            rows = slice(start, start + self._chunk)
-            r = root_scaled[rows]
-            a = block[: r.shape[0]]
-            np.multiply(self._X[rows], r[:, None], out=a[:, :d])
-            if self._fit_intercept:
-                a[:, d] = root[rows]
-            hessian += a.T @ a
-        return hessian
+        return self._rows.hessian_sum(theta)
 
     def noisy_direction(self, theta, gradient, damping, penalty, noise_multiplier):
         """Private damped Newton direction ``(H / m + D)^{-1} g + N(0, (z S)^2 I)``.
 
         ``D`` is ``damping + penalty`` on the coefficients and ``damping`` on
-        the intercept; ``S`` is :func:`newton_direction_sensitivity` at
+        the intercepts; ``S`` is :func:`newton_direction_sensitivity` at
         ``||g||``, ``damping`` and :attr:`curvature_bound`.
 
         Parameters
         ----------
-        theta : ndarray of shape (n_features + 1,)
+        theta : ndarray of shape (n_outputs * (n_features + 1),)
             Where the Hessian is taken.
-        gradient : ndarray of shape (n_features + 1,)
+        gradient : ndarray of shape (n_outputs * (n_features + 1),)
             Public (privatised) gradient, penalty included.
         damping : float
             ``lambda > 0``.
@@ -590,8 +600,8 @@ class PrivateNewtonOracle:
 
         Returns
         -------
-        direction : ndarray of shape (n_features + 1,)
-            Last entry 0 without an intercept.
+        direction : ndarray of shape (n_outputs * (n_features + 1),)
+            Intercept entries 0 without an intercept.
 
         Raises
         ------
@@ -599,19 +609,20 @@ class PrivateNewtonOracle:
             If the query would overspend; nothing is computed then.
         """
         self.privacy_filter.charge(GaussianSteps(noise_multiplier))
-        d = self.n_features
-        width = d + 1 if self._fit_intercept else d
+        d, k, width = self.n_features, self.n_outputs, self._width
+        g = np.asarray(gradient, dtype=np.float64).reshape(k, d + 1)[:, :width]
+        g = g.ravel()
+        diagonal = np.full((k, width), float(damping))
+        diagonal[:, :d] += penalty
+        # The solve too: LAPACK's threads spin like BLAS's on a shared machine.
         with serial_blas():
             matrix = self.hessian_sum(theta) / self.n_samples
-        matrix[np.diag_indices(width)] += damping
-        matrix[np.arange(d), np.arange(d)] += penalty
-        g = np.asarray(gradient, dtype=np.float64)[:width]
-        direction = np.zeros(d + 1)
-        direction[:width] = np.linalg.solve(matrix, g)
+            matrix[np.diag_indices(k * width)] += diagonal.ravel()
+            step = np.linalg.solve(matrix, g)
+        direction = np.zeros((k, d + 1))
         sensitivity = newton_direction_sensitivity(
             np.linalg.norm(g), damping, self.curvature_bound
         )
-        direction[:width] += (
-            noise_multiplier * sensitivity * self._rng.standard_normal(width)
-        )
-        return direction
+        step += noise_multiplier * sensitivity * self._rng.standard_normal(k * width)
+        direction[:, :width] = step.reshape(k, width)
+        return direction.ravel()

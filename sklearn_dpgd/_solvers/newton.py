@@ -1,4 +1,5 @@
-"""Private damped Newton for the binary logistic loss: the double-noise mechanism.
+"""Private damped Newton for the logistic loss (binary or multinomial): the
+double-noise mechanism.
 
 Each iteration releases two Gaussian mechanisms through the oracle
 (:class:`~sklearn_dpgd._engine._oracle.PrivateNewtonOracle`): a noisy gradient
@@ -127,7 +128,7 @@ def solve(
         ``lambda`` > 0 (:func:`newton_damping`).
     alpha : float
         L2 penalty of the coefficients (>= 0), public.
-    initial : ndarray of shape (1, n_features + 1) or None
+    initial : ndarray of shape (n_outputs, n_features + 1) or None
         Public starting point; None starts from zero.
     verbose : int
         >= 1: one line per tenth of the iterations (privatised values only).
@@ -151,12 +152,18 @@ def solve(
         ``noise_multipliers`` holds ``z_g, z_d`` of every iteration, in order;
         ``learning_rates`` is None.
     """
-    d = oracle.n_features
-    theta = np.zeros(d + 1) if initial is None else np.array(initial[0], dtype=float)
+    d, k = oracle.n_features, oracle.n_outputs
+    theta = (
+        np.zeros(k * (d + 1))
+        if initial is None
+        else np.array(initial, dtype=float).ravel()
+    )
+    # The coefficients (not the intercepts) of each output, in the flat theta.
+    coefs = (np.arange(k * (d + 1)) % (d + 1)) < d
     progress = Deciles(verbose)
     for t in range(n_steps):
         grad = oracle.noisy_gradient(theta, z_gradient)
-        grad[:d] += alpha * theta[:d]
+        grad[coefs] += alpha * theta[coefs]
         direction = oracle.noisy_direction(theta, grad, damping, alpha, z_direction)
         # Post-processing of the two releases: a full Newton step.
         theta -= direction
@@ -166,7 +173,8 @@ def solve(
                 f"{np.linalg.norm(grad):.4g}, ||noisy direction||="
                 f"{np.linalg.norm(direction):.4g}"
             )
-    coef, intercept = theta[None, :d], theta[d:]
+    params = theta.reshape(k, d + 1)
+    coef, intercept = params[:, :d], params[:, d]
     scale = None
     if calibrate is not None:
         coef, intercept, scale = calibrate(

@@ -172,15 +172,16 @@ _PARAMS_OPTIMISER = """\
         ``fit`` gets no ``sample_weight``.
     solver : {"gd", "snowball", "newton"}, default="gd"
         "gd": the private gradient descent described above. "newton"
-        (:class:`DPLogisticRegression`, binary problems only): ``max_iter``
+        (:class:`DPLogisticRegression`, binary or multinomial): ``max_iter``
         ("auto": 8) private damped Newton iterations, each a noisy gradient and a
         noisy direction ``(H / m + D)^{-1} g`` (the double-noise mechanism of
         Ganesh, Haghifam, Steinke & Thakurta, NeurIPS 2023, Algorithm 3), over
         rows clipped to feature norm ``clip_norm`` ("auto": 1), GDP-accounted;
         less accurate than "gd" on every benchmark data set (user guide,
-        "Private Newton"), so not the default. It refuses dask input, weights,
-        ``schedule``, ``batch_size``, ``l1_ratio > 0`` and more than 512
-        features; ``learning_rate``, ``momentum``, ``average``,
+        "Private Newton"), so not the default. It refuses weights,
+        ``schedule``, ``batch_size``, ``l1_ratio > 0``, more than 512
+        features and multinomial Hessians of more than 1,024 rows (``K
+        (n_features + 1)``); ``learning_rate``, ``momentum``, ``average``,
         ``normalize_steps`` and ``accountant`` are not used. "snowball":
         Snowball-SGD (Feldman, Koren & Talwar, STOC 2020, Sec. 3, Thm 3.1 and 3.5;
         ``sklearn_dpgd/_solvers/snowball.py``): one pass over the rows in a

@@ -23,7 +23,7 @@ from ..accounting import GaussianPrivacyFilter, GaussianSteps
 from ._calibration import CALIBRATION_SHARE
 from ._penalty import penalty_strength
 
-__all__ = ["MAX_NEWTON_FEATURES", "check_newton", "solve_newton"]
+__all__ = ["MAX_NEWTON_FEATURES", "MAX_NEWTON_PARAMS", "check_newton", "solve_newton"]
 
 #: Widest input ``solver="newton"`` accepts (features, intercept excluded). An
 #: iteration forms the ``p x p`` Hessian sum (``n p^2`` flops, about ``p / 2``
@@ -32,6 +32,13 @@ __all__ = ["MAX_NEWTON_FEATURES", "check_newton", "solve_newton"]
 #: gradient descent's 1,000 passes are cheaper. Sparse input of at most this
 #: width is densified (``n x p`` floats).
 MAX_NEWTON_FEATURES = 512
+
+#: Largest side ``K (n_features + fit_intercept)`` of the multinomial Hessian
+#: (``K >= 3`` classes) that ``solver="newton"`` accepts, e.g. 10 classes of up to
+#: 101 features with an intercept. An iteration costs ``n (K w)^2`` flops for
+#: the Hessian sum and ``(K w)^3 / 3`` for the solve, and holds ``(K w)^2``
+#: floats (8 MB at the limit).
+MAX_NEWTON_PARAMS = 1024
 
 
 def check_newton(estimator, X, n_outputs, sample_weight, initial):
@@ -43,33 +50,34 @@ def check_newton(estimator, X, n_outputs, sample_weight, initial):
     X : ndarray, CSR matrix or dask array of shape (n_samples, n_features)
         The validated training data.
     n_outputs : int
-        1 for a binary problem.
+        1 for a binary problem, the number of classes otherwise.
     sample_weight : ndarray or None
     initial : ndarray or None
         The validated public start (unused here; accepted for symmetry).
 
     Returns
     -------
-    X : ndarray of shape (n_samples, n_features)
-        C-contiguous dense rows (a densified copy of sparse input).
+    X : ndarray or dask.array.Array of shape (n_samples, n_features)
+        C-contiguous dense rows (a densified copy of sparse input), or the
+        validated dask array unchanged.
 
     Raises
     ------
     ValueError
-        For a loss other than the logistic, more than two classes, a schedule,
-        ``batch_size``, ``sample_weight`` or ``class_weight``, ``l1_ratio > 0``,
-        or more than :data:`MAX_NEWTON_FEATURES` features.
-    TypeError
-        For dask input.
+        For a loss other than the logistic, a schedule, ``batch_size``,
+        ``sample_weight`` or ``class_weight``, ``l1_ratio > 0``, more than
+        :data:`MAX_NEWTON_FEATURES` features, or a multinomial Hessian wider
+        than :data:`MAX_NEWTON_PARAMS`.
     """
     reason = None
+    n_params = X.shape[1] + int(bool(estimator.fit_intercept))
     if estimator._loss != "logistic":
         reason = "needs the logistic loss (DPLogisticRegression)"
-    elif n_outputs != 1:
+    elif n_outputs > 1 and n_outputs * n_params > MAX_NEWTON_PARAMS:
         reason = (
-            "is binary only: the direction's sensitivity is derived for the "
-            "rank-one per-row Hessians of the sigmoid loss (a softmax row's is of "
-            "rank K - 1, and the Hessian has (K (d + 1))^2 entries)"
+            f"accepts multinomial problems of at most {MAX_NEWTON_PARAMS} "
+            "parameters (its Hessian is K (n_features + fit_intercept) square), got "
+            f"{n_outputs} classes x {n_params} = {n_outputs * n_params}"
         )
     elif estimator.schedule is not None or estimator.batch_size is not None:
         reason = "plans its own iterations; schedule and batch_size must be None"
@@ -85,10 +93,8 @@ def check_newton(estimator, X, n_outputs, sample_weight, initial):
     if reason is not None:
         raise ValueError(f"solver='newton' {reason}; use solver='gd'.")
     if is_dask_collection(X):
-        raise TypeError(
-            "solver='newton' needs in-memory (NumPy or CSR) data; use solver='gd' "
-            "for dask arrays."
-        )
+        # Row chunks stay on the workers; the oracle sums them there.
+        return X
     if sp.issparse(X):
         X = X.toarray()
     return np.ascontiguousarray(X)
@@ -109,7 +115,7 @@ def solve_newton(estimator, X, y_index, n_outputs, initial, seed, sample_weight=
     X : ndarray or CSR matrix of shape (n_samples, n_features)
     y_index : ndarray of shape (n_samples,), int64
     n_outputs : int
-    initial : ndarray of shape (1, n_features + 1) or None
+    initial : ndarray of shape (n_outputs, n_features + 1) or None
     seed : int or None
     sample_weight : ndarray or None, default=None
 
@@ -152,11 +158,12 @@ def solve_newton(estimator, X, y_index, n_outputs, initial, seed, sample_weight=
         privacy_filter=privacy_filter,
         rng=rng,
         public_n_samples=m,
+        n_outputs=n_outputs,
     )
     damping = newton_solver.newton_damping(
         oracle.curvature_bound,
         z_direction,
-        X.shape[1] + int(bool(estimator.fit_intercept)),
+        n_outputs * (X.shape[1] + int(bool(estimator.fit_intercept))),
     )
     alpha = penalty_strength(estimator, None, m)
     result = newton_solver.solve(

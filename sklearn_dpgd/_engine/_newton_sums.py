@@ -1,0 +1,128 @@
+"""The noiseless sums of ``solver="newton"``: pure functions of rows.
+
+:class:`~sklearn_dpgd._engine._oracle.PrivateNewtonOracle` is the only caller
+that releases anything (it charges the filter, adds the noise and divides); these
+functions only sum, over all rows in memory (:class:`LocalNewtonRows`) or over one
+Dask chunk on the worker holding it
+(:class:`~sklearn_dpgd._engine._dask.DaskNewtonRows`). Every row lies in exactly
+one chunk and each row's term depends on that row only, so a chunked total has
+the sensitivity of the in-memory one.
+
+Rows are clipped to feature norm ``row_clip`` (scaled, never read beyond it): the
+loss is that of ``x~_i = [s_i x_i, 1]``. ``theta`` is flat: ``K`` blocks of
+``n_features + 1`` (coefficients, then the intercept), class by class.
+"""
+
+import numpy as np
+from scipy.special import expit, softmax
+
+
+def row_scales(X, row_clip):
+    """``s_i = min(1, row_clip / ||x_i||)``: each row's clip factor."""
+    norms = np.sqrt(np.einsum("ij,ij->i", X, X, dtype=np.float64))
+    return np.minimum(1.0, row_clip / np.maximum(norms, 1e-300))
+
+
+def probabilities(X, scale, theta, fit_intercept, n_outputs):
+    """Sigmoid ``(n,)`` (``n_outputs == 1``) or softmax ``(n, K)`` probabilities of
+    the clipped rows."""
+    d, k = X.shape[1], n_outputs
+    params = np.asarray(theta, dtype=np.float64).reshape(k, d + 1)
+    scores = (X @ params[:, :d].T.astype(X.dtype)).astype(np.float64)
+    scores *= scale[:, None]
+    if fit_intercept:
+        scores += params[:, d]
+    if k == 1:
+        return expit(scores[:, 0])
+    return softmax(scores, axis=1)
+
+
+def gradient_sum(X, y, scale, theta, fit_intercept, n_outputs):
+    """``sum_i (p_i - y_i) (x) x~_i`` as ``(K, n_features + 1)`` (intercept column
+    0 without an intercept)."""
+    d, k = X.shape[1], n_outputs
+    residual = probabilities(X, scale, theta, fit_intercept, k).reshape(-1, k)
+    labels = np.asarray(y, dtype=np.int64)
+    if k == 1:
+        residual = residual - labels[:, None]
+    else:
+        residual = residual.copy()
+        residual[np.arange(labels.shape[0]), labels] -= 1.0
+    grad = np.zeros((k, d + 1))
+    grad[:, :d] = (X.T @ (residual * scale[:, None]).astype(X.dtype)).T
+    if fit_intercept:
+        grad[:, d] = residual.sum(axis=0)
+    return grad
+
+
+def hessian_sum(X, scale, theta, fit_intercept, n_outputs, chunk_rows):
+    """The Hessian sum over the fitted coordinates, ``(K w, K w)`` with ``w =
+    n_features + fit_intercept``: ``sum_i sigma'(m_i) x~_i x~_i^T`` (sigmoid) or
+    ``sum_i (diag(pi_i) - pi_i pi_i^T) (x) x~_i x~_i^T`` (softmax), in blocks of
+    ``chunk_rows`` rows."""
+    d, k = X.shape[1], n_outputs
+    width = d + int(fit_intercept)
+    p_hat = probabilities(X, scale, theta, fit_intercept, k)
+    hessian = np.zeros((k * width, k * width))
+    if X.shape[0] == 0:
+        return hessian
+    if k == 1:
+        # A^T A for the rows a_i = sqrt(sigma'_i) [s_i x_i, 1] (a symmetric
+        # rank-k update in BLAS); the intercept's 1 is not scaled.
+        root = np.sqrt(p_hat * (1.0 - p_hat))
+        root_scaled = root * scale
+        block = np.empty((min(chunk_rows, X.shape[0]), width))
+        for start in range(0, X.shape[0], chunk_rows):
+            rows = slice(start, start + chunk_rows)
+            r = root_scaled[rows]
+            a = block[: r.shape[0]]
+            np.multiply(X[rows], r[:, None], out=a[:, :d])
+            if fit_intercept:
+                a[:, d] = root[rows]
+            hessian += a.T @ a
+        return hessian
+    # blockdiag_k(X~^T diag(pi_k) X~) - Z^T Z, with the rows z_i = pi_i (x) x~_i:
+    # one product of width K w and K of width w per block of rows.
+    for start in range(0, X.shape[0], chunk_rows):
+        rows = slice(start, start + chunk_rows)
+        pi = p_hat[rows]
+        xt = np.empty((pi.shape[0], width))
+        np.multiply(X[rows], scale[rows, None], out=xt[:, :d])
+        if fit_intercept:
+            xt[:, d] = 1.0
+        z = (pi[:, :, None] * xt[:, None, :]).reshape(pi.shape[0], k * width)
+        hessian -= z.T @ z
+        for j in range(k):
+            block = slice(j * width, (j + 1) * width)
+            hessian[block, block] += xt.T @ (pi[:, j, None] * xt)
+    return hessian
+
+
+class LocalNewtonRows:
+    """The Newton sums over rows in this process.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    y : ndarray of shape (n_samples,), int
+    row_clip : float
+    fit_intercept : bool
+    n_outputs : int
+    chunk_rows : int
+    """
+
+    def __init__(self, X, y, *, row_clip, fit_intercept, n_outputs, chunk_rows):
+        self._X = np.asarray(X)
+        self._y = np.asarray(y, dtype=np.int64)
+        self._scale = row_scales(self._X, row_clip)
+        self._args = (bool(fit_intercept), int(n_outputs))
+        self._chunk = int(chunk_rows)
+        self.n_features = self._X.shape[1]
+
+    def gradient_sum(self, theta):
+        """:func:`gradient_sum` over all rows."""
+        return gradient_sum(self._X, self._y, self._scale, theta, *self._args)
+
+    def hessian_sum(self, theta):
+        """:func:`hessian_sum` over all rows."""
+        return hessian_sum(self._X, self._scale, theta, *self._args, self._chunk)
