@@ -76,7 +76,10 @@ def main(data_home, seeds):
                 )
                 for seed in range(seeds)
             ]
-            shown = "".join(f", {k}={v!r}" for k, v in extra.items())
+            shown = "".join(
+                f", {k}={type(v).__name__ + '()' if k == 'schedule' else repr(v)}"
+                for k, v in extra.items()
+            )
             label = f"{Estimator.__name__}(class_weight={class_weight!r}{shown})"
             _row(label, scores)
             print(f"<!-- {time.perf_counter() - start:.0f} s -->")

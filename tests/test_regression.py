@@ -641,6 +641,7 @@ def test_predictions_are_clipped_to_the_public_range():
 # ------------------------------------------------------------------- the audit
 
 
+@pytest.mark.slow  # two audits of 400 trials each: 35-45 s per relation, loaded
 @pytest.mark.parametrize("neighboring", ["add_remove", "replace"])
 def test_small_audit_fails_if_a_factor_of_two_is_missing(neighboring, monkeypatch):
     # The regression canary: a fresh column, the target at the top of y_bounds
