@@ -274,13 +274,24 @@ class PrivateGradientOracle:
         # removed, 2 C_obj when replaced (the ratio sensitivity / clip_norm).
         return (self._sensitivity / self._clip_norm) * float(objective_clip)
 
-    def noisy_argmin(self, W, b, D, db, etas, public_scores, objective_clip, epsilon):
+    def noisy_argmin(
+        self,
+        W,
+        b,
+        D,
+        db,
+        etas,
+        public_scores,
+        objective_clip,
+        epsilon,
+        noise="exponential",
+    ):
         """Report-noisy-min over the candidates ``theta - eta_j D`` (pure DP).
 
         The score of candidate ``j`` is ``sum_i min(l_i(theta - eta_j D), C_obj) +
         public_scores[j]`` over all rows; the candidate with the largest
-        ``-score + E_j``, ``E_j ~ Exponential(scale = Delta_obj / epsilon)``, is
-        returned. Only its index leaves the oracle.
+        ``-score + E_j`` is returned, ``E_j`` exponential or Gumbel noise of scale
+        ``Delta_obj / epsilon``. Only its index leaves the oracle.
 
         Parameters
         ----------
@@ -295,6 +306,10 @@ class PrivateGradientOracle:
             ``C_obj`` > 0.
         epsilon : float
             Pure-DP parameter of the selection.
+        noise : {"exponential", "gumbel"}, default="exponential"
+            "exponential": permute-and-flip, charged as ``epsilon``-DP.
+            "gumbel": the exponential mechanism, charged as ``epsilon``-bounded
+            range (a quarter of the zCDP cost).
 
         Returns
         -------
@@ -315,12 +330,25 @@ class PrivateGradientOracle:
         neighbours, as sums of non-negative clipped losses do under add/remove;
         under replace-one ``Delta_obj = 2 C_obj`` (a replaced row moves two scores'
         terms in opposite directions).
+
+        With Gumbel noise of the same scale the selection is the exponential
+        mechanism ``P(j) ~ exp(-epsilon score_j / Delta_obj)`` (McSherry & Talwar
+        2007, sampled by the Gumbel-max trick; Durfee & Rogers 2019). Its
+        privacy loss lies in an interval of width ``epsilon``: under add/remove
+        every score moves the same way by at most ``C_obj``; under replace-one
+        by at most ``C_obj`` either way, and the scale uses ``2 C_obj``. So it
+        is ``epsilon``-bounded range, ``epsilon^2 / 8``-zCDP (Cesar & Rogers,
+        ALT 2021), where permute-and-flip is charged ``epsilon^2 / 2``.
         """
-        self.privacy_filter.charge(NoisyMaxSteps(float(epsilon)))
+        record = NoisyMaxSteps(float(epsilon), noise=noise)  # validates ``noise``
+        self.privacy_filter.charge(record)
         sums = self._objective_along(W, b, D, db, etas, 1.0, objective_clip)
         scale = self._objective_sensitivity(objective_clip) / epsilon
-        noisy = -(sums + public_scores) + self._rng.exponential(scale, size=sums.size)
-        return int(np.argmax(noisy))
+        if noise == "gumbel":
+            draws = self._rng.gumbel(0.0, scale, size=sums.size)
+        else:
+            draws = self._rng.exponential(scale, size=sums.size)
+        return int(np.argmax(-(sums + public_scores) + draws))
 
     def sparse_vector_armijo(
         self, W, b, D, db, etas, public_offsets, objective_clip, budget, noise
