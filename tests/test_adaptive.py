@@ -17,6 +17,7 @@ from sklearn_dpgd._engine._losses import LOSS_CODES
 from sklearn_dpgd._public_size import count_noise_multiplier
 from sklearn_dpgd.accounting import (
     GaussianSteps,
+    NoisyMaxSteps,
     SparseVectorSteps,
     gdp_mu,
     ledger_epsilon,
@@ -190,6 +191,28 @@ def test_adaptive_rejects_batch_size_and_replace_with_sampling(binary):
         random_state=0,
     ).fit(X, y)
     assert est.epsilon_ == 1.0
+
+
+@pytest.mark.parametrize("neighboring", ["add_remove", "replace"])
+def test_dp_agd_exponential_mechanism_selection_is_charged_bounded_range(
+    binary, neighboring
+):
+    X, y = binary
+    schedule = AdaptiveStepSchedule(selection="exponential_mechanism")
+    est = DPLogisticRegression(
+        epsilon=1.0,
+        schedule=schedule,
+        neighboring=neighboring,
+        classes=[0, 1],
+        random_state=0,
+        utility_diagnostics=False,
+    ).fit(X, y)
+    selections = [r for r in est.ledger_ if isinstance(r, NoisyMaxSteps)]
+    # 2 eps_nmax, Gumbel: the same zCDP as permute-and-flip's eps_nmax.
+    assert selections and {(r.epsilon, r.noise) for r in selections} == {
+        (2.0 / 120.0, "gumbel")
+    }
+    assert est.epsilon_ <= 1.0 and est.score(X, y) > 0.7
 
 
 # ------------------------------------------- DP-BLSGD variants (Chen & Lee, Sec. V)

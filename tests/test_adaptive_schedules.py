@@ -55,6 +55,7 @@ def _context(epsilon=1.0, sampling_rate=1.0):
         ({"n_candidates": 1}, "n_candidates"),
         ({"selection_fraction": 1.0}, "selection_fraction"),
         ({"growth": 0.9}, "growth"),
+        ({"selection": "gumbel"}, "selection"),
     ],
 )
 def test_adaptive_step_validation(kwargs, match):
@@ -128,6 +129,14 @@ def test_nominal_iterations_are_the_documented_mechanisms():
     # rho_ng = (0.02 epsilon)^2 / 2 is a Gaussian step of multiplier 1 / sqrt(2 rho).
     assert gauss.noise_multiplier == pytest.approx(1 / (0.02 * 1.2), rel=1e-12)
     assert select == NoisyMaxSteps(0.01 * 1.2)
+    # The exponential mechanism spends Lee & Kifer's rho_nmax = eps_nmax^2 / 2 at
+    # bounded range 2 eps_nmax: (2 eps_nmax)^2 / 8 = eps_nmax^2 / 2.
+    em = AdaptiveStepSchedule(
+        selection="exponential_mechanism", selection_fraction=0.01
+    )._nominal_iteration(ctx)[1]
+    assert em == NoisyMaxSteps(2 * 0.01 * 1.2, noise="gumbel")
+    assert em.rdp(3.0) == pytest.approx(select.rdp(3.0), rel=1e-12)
+    assert em.rdp(3.0) == pytest.approx(3.0 * (0.01 * 1.2) ** 2 / 2, rel=1e-12)
     for noise, budget in (("laplace", 0.012), ("gaussian", 0.5 * 0.012**2)):
         line = LineSearchSchedule(noise=noise, iteration_fraction=0.01)
         gauss, search = line._nominal_iteration(ctx)

@@ -5,10 +5,12 @@ import math
 
 import numpy as np
 import pytest
+from scipy.special import logsumexp
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import log_loss
 
 from sklearn_dpgd import DPHuberSVM, DPLogisticRegression
+from sklearn_dpgd._engine._oracle import SharedTemperatureOracle
 from sklearn_dpgd._public_size import SENSITIVITY_FACTOR
 from sklearn_dpgd._solvers.gd import noisy_gradient_descent
 from sklearn_dpgd.accounting import (
@@ -303,14 +305,19 @@ def test_auto_calibration_where_it_runs(wide_rows):
     multiclass = DPLogisticRegression(
         epsilon=4.0, classes=[0, 1, 2], public_n_samples=N_WIDE, max_iter=20
     ).fit(X, three)
-    assert multiclass.calibration_ is None
+    # Multinomial: one shared temperature, where half the binary signal is >= 300.
+    assert multiclass.calibration_ == "temperature"
+    small = DPLogisticRegression(
+        epsilon=1.0, classes=[0, 1, 2], public_n_samples=4000, max_iter=20
+    ).fit(X[:4000], three[:4000])
+    assert small.calibration_ is None  # sqrt(0.02) 4000 mu / 2 = 76
     svm = DPHuberSVM(classes=[0, 1], public_n_samples=N_WIDE, max_iter=20).fit(X, y)
     assert svm.calibration_ is None and svm.calibration_scale_ is None
 
 
 @pytest.mark.parametrize(
     "params",
-    [{"batch_size": 100}, {"solver": "snowball"}, {"classes": [0, 1, 2]}],
+    [{"batch_size": 100}, {"solver": "snowball"}],
 )
 def test_forced_temperature_where_unavailable_raises(params):
     X = np.random.default_rng(0).normal(size=(300, 3))
@@ -329,3 +336,68 @@ def test_calibration_validation(value):
         DPLogisticRegression(calibration=value, classes=[0, 1]).fit(
             X, np.arange(50) % 2
         )
+
+
+def test_shared_temperature_gradient_is_bounded_and_exact():
+    rng = np.random.default_rng(0)
+    U = np.clip(rng.normal(scale=2.0, size=(400, 4)), -1.0, 1.0)
+    y = rng.integers(0, 4, size=400)
+    w = 3.0
+    # Each row's gradient sum_k (p_k - [y = k]) u_k is within the bound 2, also at
+    # the extremes (u = +-1, a confident wrong prediction).
+    P = np.exp(w * U - logsumexp(w * U, axis=1, keepdims=True))
+    rows = np.sum((P - np.eye(4)[y]) * U, axis=1)
+    assert np.abs(rows).max() <= SharedTemperatureOracle.ROW_BOUND
+    worst = np.array([[1.0, -1.0, -1.0, -1.0]])
+    Pw = np.exp(50 * worst - logsumexp(50 * worst))
+    assert np.sum((Pw - np.eye(4)[[1]]) * worst) == pytest.approx(2.0, abs=1e-9)
+    # The query: the exact mean gradient of the cross-entropy of softmax(w U),
+    # plus noise of std z * factor * 2 (same seed), charged before it reads.
+    for factor in (1.0, 2.0):
+        filt = GaussianPrivacyFilter(mu=10.0)
+        oracle = SharedTemperatureOracle(
+            U,
+            y,
+            sensitivity_factor=factor,
+            privacy_filter=filt,
+            rng=np.random.default_rng(7),
+            public_n_samples=400,
+        )
+        got = oracle.noisy_gradient(w, 5.0)
+        noise = 5.0 * factor * 2.0 * np.random.default_rng(7).standard_normal()
+        assert got == pytest.approx((rows.sum() + noise) / 400, rel=1e-12)
+
+        def loss(v):
+            return -np.mean((v * U)[np.arange(400), y] - logsumexp(v * U, axis=1))
+
+        assert rows.mean() == pytest.approx((loss(w + 1e-6) - loss(w - 1e-6)) / 2e-6)
+        assert filt.ledger == (GaussianSteps(5.0),)
+    with pytest.raises(ValueError, match=r"\[-1, 1\]"):
+        SharedTemperatureOracle(
+            2 * U,
+            y,
+            sensitivity_factor=1.0,
+            privacy_filter=filt,
+            rng=rng,
+            public_n_samples=400,
+        )
+
+
+def test_multinomial_temperature_is_charged_and_keeps_predictions(wide_rows):
+    X, _, _, _ = wide_rows
+    three = np.arange(X.shape[0]) % 3
+    kw = dict(epsilon=4.0, classes=[0, 1, 2], public_n_samples=N_WIDE, max_iter=20)
+    kw.update(random_state=0, utility_diagnostics=False)
+    clf = DPLogisticRegression(calibration="temperature", **kw).fit(X, three)
+    assert clf.calibration_ == "temperature" and clf.calibration_scale_ > 0
+    # The stage's N_STEPS steps are the ledger's last record, at the binary
+    # stage's noise multiplier: 2% of mu^2 (its sensitivity 2 is in the noise).
+    mu = gdp_mu(4.0, clf.delta)
+    assert clf.ledger_[-1] == GaussianSteps(
+        calibration_noise_multiplier(mu), count=N_STEPS
+    )
+    assert clf.epsilon_ <= 4.0 + 1e-9
+    raw = clf.coef_ / clf.calibration_scale_, clf.intercept_ / clf.calibration_scale_
+    np.testing.assert_array_equal(
+        np.argmax(X @ raw[0].T + raw[1], axis=1), clf.predict(X)
+    )

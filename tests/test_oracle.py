@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from sklearn_dpgd._engine._oracle import PrivateGradientOracle
+from sklearn_dpgd._engine._secure import SecureGenerator
 from sklearn_dpgd.accounting import (
     FixedOrderRenyiFilter,
     GaussianPrivacyFilter,
@@ -177,3 +178,69 @@ def test_sparse_vector_sensitivity_under_replace(c_obj):
     nu = rng.laplace(0.0, 2.0 * c_obj / 0.0125, size=6)
     passed = np.flatnonzero(queries + nu >= threshold)
     assert got == (int(passed[0]) if passed.size else -1)
+
+
+@pytest.mark.parametrize("factor", [1.0, 2.0])  # add/remove, replace-one
+def test_gumbel_argmin_matches_numpy_twin_and_charges_bounded_range(factor):
+    X, y, W, b, D, db = _problem()
+    etas = np.arange(5) * 0.3
+    public = np.linspace(0.0, 1.0, 5)
+    filt = FixedOrderRenyiFilter(1.0, 1e-6, 32.0)
+    oracle = _oracle(filt, 5, X, y, sensitivity=factor)
+    got = oracle.noisy_argmin(W, b, D, db, etas, public, 3.0, 0.2, "gumbel")
+    scores = ref.clipped_objective_along(X, y, W, b, D, db, etas, True, 3.0, "logistic")
+    noise = np.random.default_rng(5).gumbel(0.0, factor * 3.0 / 0.2, size=5)
+    assert got == int(np.argmax(-(scores + public) + noise))
+    assert filt.ledger == (NoisyMaxSteps(0.2, noise="gumbel"),)
+    # epsilon^2 / 8 at the filter's order: a quarter of permute-and-flip's charge.
+    assert filt.rdp_spent == pytest.approx(32.0 * 0.2**2 / 8, rel=1e-12)
+
+
+def test_gumbel_argmin_samples_the_exponential_mechanism():
+    # The selection's law is softmax(-epsilon * score / Delta): the scale the
+    # bounded-range charge assumes (twice the scale would be a different law).
+    X, y, W, b, D, db = _problem(n=60)
+    etas = np.array([0.0, 0.5, 1.0])
+    eps, c_obj = 0.5, 3.0
+    oracle = _oracle(FixedOrderRenyiFilter(1e9, 1e-6, 2.0), 3, X, y)
+    scores = ref.clipped_objective_along(
+        X, y, W, b, D, db, etas, True, c_obj, "logistic"
+    )
+    public = -scores + np.array([0.0, 2.0, 4.0])  # scores 0, 2, 4 in units of C_obj
+    n = 4000
+    counts = np.bincount(
+        [
+            oracle.noisy_argmin(W, b, D, db, etas, public, c_obj, eps, "gumbel")
+            for _ in range(n)
+        ],
+        minlength=3,
+    )
+    expected = np.exp(-eps * np.array([0.0, 2.0, 4.0]) / c_obj)
+    expected /= expected.sum()
+    sd = np.sqrt(expected * (1 - expected) / n)
+    assert np.all(np.abs(counts / n - expected) < 4 * sd)
+
+
+def test_gumbel_argmin_in_secure_mode_counts_bounded_uniforms():
+    X, y, W, b, D, db = _problem()
+    rng = SecureGenerator()
+    oracle = PrivateGradientOracle(
+        X,
+        y,
+        n_outputs=1,
+        loss=0,
+        huber_width=0.5,
+        clip_norm=1.0,
+        sensitivity=1.0,
+        fit_intercept=True,
+        privacy_filter=FixedOrderRenyiFilter(1.0, 1e-6, 32.0),
+        rng=rng,
+        public_n_samples=X.shape[0],
+    )
+    i = oracle.noisy_argmin(
+        W, b, D, db, np.arange(5) * 0.3, np.zeros(5), 3.0, 0.2, "gumbel"
+    )
+    assert 0 <= i < 5
+    assert rng._bounded_uniforms > 0  # the secure samplers ran, and were counted
+    with pytest.raises(ValueError, match="noise"):
+        oracle.noisy_argmin(W, b, D, db, np.arange(5) * 0.3, np.zeros(5), 3.0, 0.2, "x")

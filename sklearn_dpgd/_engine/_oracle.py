@@ -269,13 +269,24 @@ class PrivateGradientOracle:
         # clip_norm, w_max included).
         return (self._sensitivity / self._clip_norm) * float(objective_clip)
 
-    def noisy_argmin(self, W, b, D, db, etas, public_scores, objective_clip, epsilon):
+    def noisy_argmin(
+        self,
+        W,
+        b,
+        D,
+        db,
+        etas,
+        public_scores,
+        objective_clip,
+        epsilon,
+        noise="exponential",
+    ):
         """Report-noisy-min over the candidates ``theta - eta_j D`` (pure DP).
 
         The score of candidate ``j`` is ``sum_i min(l_i(theta - eta_j D), C_obj) +
         public_scores[j]`` over all rows; the candidate with the largest
-        ``-score + E_j``, ``E_j ~ Exponential(scale = Delta_obj / epsilon)``, is
-        returned. Only its index leaves the oracle.
+        ``-score + E_j`` is returned, ``E_j`` exponential or Gumbel noise of scale
+        ``Delta_obj / epsilon``. Only its index leaves the oracle.
 
         Parameters
         ----------
@@ -290,6 +301,10 @@ class PrivateGradientOracle:
             ``C_obj`` > 0.
         epsilon : float
             Pure-DP parameter of the selection.
+        noise : {"exponential", "gumbel"}, default="exponential"
+            "exponential": permute-and-flip, charged as ``epsilon``-DP.
+            "gumbel": the exponential mechanism, charged as ``epsilon``-bounded
+            range (a quarter of the zCDP cost).
 
         Returns
         -------
@@ -310,12 +325,25 @@ class PrivateGradientOracle:
         neighbours, as sums of non-negative clipped losses do under add/remove;
         under replace-one ``Delta_obj = 2 C_obj`` (a replaced row moves two scores'
         terms in opposite directions).
+
+        With Gumbel noise of the same scale the selection is the exponential
+        mechanism ``P(j) ~ exp(-epsilon score_j / Delta_obj)`` (McSherry & Talwar
+        2007, sampled by the Gumbel-max trick; Durfee & Rogers 2019). Its
+        privacy loss lies in an interval of width ``epsilon``: under add/remove
+        every score moves the same way by at most ``C_obj``; under replace-one
+        by at most ``C_obj`` either way, and the scale uses ``2 C_obj``. So it
+        is ``epsilon``-bounded range, ``epsilon^2 / 8``-zCDP (Cesar & Rogers,
+        ALT 2021), where permute-and-flip is charged ``epsilon^2 / 2``.
         """
-        self.privacy_filter.charge(NoisyMaxSteps(float(epsilon)))
+        record = NoisyMaxSteps(float(epsilon), noise=noise)  # validates ``noise``
+        self.privacy_filter.charge(record)
         sums = self._objective_along(W, b, D, db, etas, 1.0, objective_clip)
         scale = self._objective_sensitivity(objective_clip) / epsilon
-        noisy = -(sums + public_scores) + self._rng.exponential(scale, size=sums.size)
-        return int(np.argmax(noisy))
+        if noise == "gumbel":
+            draws = self._rng.gumbel(0.0, scale, size=sums.size)
+        else:
+            draws = self._rng.exponential(scale, size=sums.size)
+        return int(np.argmax(-(sums + public_scores) + draws))
 
     def sparse_vector_armijo(
         self, W, b, D, db, etas, public_offsets, objective_clip, budget, noise
@@ -626,3 +654,83 @@ class PrivateNewtonOracle:
         step += noise_multiplier * sensitivity * self._rng.standard_normal(k * width)
         direction[:, :width] = step.reshape(k, width)
         return direction.ravel()
+
+
+class SharedTemperatureOracle:
+    """The private gradient of one shared temperature of multinomial scores.
+
+    The model is ``softmax(w u_i)`` with ``u_i`` a row of fixed features in
+    ``[-1, 1]^K`` (the released model's scores, scaled and clipped) and one weight
+    ``w``. A row's gradient is ``g_i = sum_k (p_ik - [y_i = k]) u_ik``: since the
+    ``p_i - e_{y_i}`` has L1 norm at most 2 and ``|u_ik| <= 1``, ``|g_i| <= 2``,
+    so the sum's sensitivity is 2 under add/remove (4 under replace-one) without
+    any clipping. Each query charges a
+    :class:`~sklearn_dpgd.accounting.GaussianSteps` before it reads a row.
+
+    Parameters
+    ----------
+    U : ndarray of shape (n_samples, n_classes)
+        The features, each entry in ``[-1, 1]`` (checked).
+    y : ndarray of shape (n_samples,)
+        Class indices in ``[0, n_classes)``.
+    sensitivity_factor : float
+        1 (add/remove one row) or 2 (replace one row).
+    privacy_filter : GaussianPrivacyFilter
+        Charged before each query.
+    rng : numpy.random.Generator or SecureGenerator
+        Source of the Gaussian noise.
+    public_n_samples : int
+        ``m``, the public size: the divisor of the sum.
+
+    Notes
+    -----
+    Temperature scaling (Guo, Pleiss, Sun & Weinberger, ICML 2017, Sec. 4.2) of a
+    multinomial model, trained as the binary stage of
+    :mod:`sklearn_dpgd.linear_model._calibration` is, by noisy gradient descent
+    (Hong, Wang & Zhou, FAccT 2022, Algorithm 1) on a one-parameter model.
+    """
+
+    #: ``sup |g_i|``: the L1 norm of ``p - e_y`` (2) times ``max |u_ik|`` (1).
+    ROW_BOUND = 2.0
+
+    def __init__(
+        self, U, y, *, sensitivity_factor, privacy_filter, rng, public_n_samples
+    ):
+        U = np.asarray(U, dtype=np.float64)
+        if U.ndim != 2 or np.abs(U).max(initial=0.0) > 1.0:
+            raise ValueError("U must be a 2-D array with entries in [-1, 1].")
+        self._U = U
+        self._onehot = np.zeros_like(U)
+        self._onehot[np.arange(U.shape[0]), np.asarray(y, dtype=np.int64)] = 1.0
+        self._factor = float(sensitivity_factor)
+        self.privacy_filter = privacy_filter
+        self._rng = rng
+        self.n_samples = int(public_n_samples)
+
+    def noisy_gradient(self, w, noise_multiplier):
+        """Private mean gradient ``(sum_i g_i + N(0, (z 2 factor)^2)) / m``.
+
+        Parameters
+        ----------
+        w : float
+            The shared weight of the scores.
+        noise_multiplier : float
+            ``z`` > 0.
+
+        Returns
+        -------
+        grad : float
+
+        Raises
+        ------
+        BudgetExhaustedError
+            If the query would overspend; nothing is computed then.
+        """
+        self.privacy_filter.charge(GaussianSteps(noise_multiplier))
+        logits = w * self._U
+        logits -= logits.max(axis=1, keepdims=True)
+        p = np.exp(logits)
+        p /= p.sum(axis=1, keepdims=True)
+        total = float(np.sum((p - self._onehot) * self._U))
+        sigma = noise_multiplier * self._factor * self.ROW_BOUND
+        return (total + sigma * float(self._rng.standard_normal())) / self.n_samples

@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from ..accounting import GaussianSteps, NoisyMaxSteps, SparseVectorSteps
+from ..accounting import GaussianSteps, SparseVectorSteps
 from ..exceptions import BudgetExhaustedError
 from ._progress import Deciles
 from .gd import initial_iterate
@@ -94,13 +94,12 @@ def dp_agd(oracle, schedule, context, *, max_updates, initial=None, verbose=0):
     d = oracle.n_features
     n = oracle.n_samples
     alpha = context.alpha
-    eps_nmax = context.epsilon * schedule.selection_fraction
+    selection = schedule.selection_record(context.epsilon)
     rho_ng = 0.5 * (context.epsilon * schedule.gradient_fraction) ** 2
     eta_max = schedule.max_step
     etas = _lengths(eta_max, schedule.n_candidates)
     theta = initial_iterate(oracle.n_outputs, d, initial)
     chosen, recent = [], []
-    selection = NoisyMaxSteps(eps_nmax)
     progress = Deciles(verbose)  # a line per tenth of the budget spent
     try:
         while len(chosen) < max_updates:
@@ -118,7 +117,8 @@ def dp_agd(oracle, schedule, context, *, max_updates, initial=None, verbose=0):
                     etas,
                     public,
                     schedule.objective_clip,
-                    eps_nmax,
+                    selection.epsilon,
+                    selection.noise,
                 )
                 if i > 0:
                     theta -= etas[i] * direction

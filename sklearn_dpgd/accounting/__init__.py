@@ -97,6 +97,7 @@ from ._rdp import (
     DEFAULT_ORDERS as DEFAULT_ORDERS,
 )
 from ._rdp import (
+    bounded_range_rdp,
     poisson_amplified_rdp,
     pure_dp_rdp,
     sparse_vector_rdp,
@@ -155,6 +156,7 @@ __all__ = [
     "active_ledgers",
     "best_filter_order",
     "poisson_amplified_rdp",
+    "bounded_range_rdp",
     "pure_dp_rdp",
     "sparse_vector_rdp",
     "compress_ledger",

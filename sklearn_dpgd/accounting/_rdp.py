@@ -5,7 +5,8 @@ not depend on the subsampled Gaussian (:mod:`._subsampled_rdp`): the default gri
 of Rényi orders, the conversion of an RDP curve to ``(epsilon, delta)`` (Canonne,
 Kamath & Steinke 2020, Prop. 12; Asoodeh et al. 2021), and the RDP of the pure-DP
 and sparse-vector mechanisms of the adaptive strategies (Laplace mechanism, Mironov
-2017, Prop. 6; AboveThreshold, Chen & Lee; pure DP, Bun & Steinke 2016, Prop. 1.4),
+2017, Prop. 6; AboveThreshold, Chen & Lee; pure DP, Bun & Steinke 2016, Prop. 1.4;
+the exponential mechanism's bounded range, Cesar & Rogers 2021),
 with their amplification by Poisson subsampling (Zhu & Wang, ICML 2019, Thm 6).
 
 References
@@ -18,6 +19,8 @@ differential privacy: lossless conversion and applications. IEEE JSAIT 2(1).
 Bun, M., Steinke, T. (2016). Concentrated differential privacy: simplifications,
 extensions, and lower bounds. TCC.
 Zhu, Y., Wang, Y.-X. (2019). Poisson subsampled Rényi differential privacy. ICML.
+Cesar, M., Rogers, R. (2021). Bounding, concentrating, and truncating: unifying
+privacy loss composition for data analytics. ALT.
 Chen, C., Lee, J. Stochastic adaptive line search for differentially private
 optimization. IEEE BigData 2020.
 """
@@ -33,6 +36,7 @@ from ._gdp import _check_delta, _check_positive
 __all__ = [
     "DEFAULT_ORDERS",
     "poisson_amplified_rdp",
+    "bounded_range_rdp",
     "pure_dp_rdp",
     "rdp_epsilon",
     "sparse_vector_rdp",
@@ -225,6 +229,45 @@ def pure_dp_rdp(orders, epsilon):
     orders = _as_orders(orders)
     epsilon = _check_positive(epsilon, "epsilon")
     return np.minimum(epsilon, 0.5 * orders * epsilon * epsilon)
+
+
+def bounded_range_rdp(orders, epsilon):
+    """RDP of an ``epsilon``-bounded-range mechanism: ``min(eps, alpha eps^2 / 8)``.
+
+    The exponential mechanism (sampled by Gumbel-max) whose privacy loss lies in an
+    interval of width ``epsilon`` for every pair of neighbours.
+
+    Parameters
+    ----------
+    orders : array-like of shape (n_orders,)
+        Rényi orders, each > 1.
+    epsilon : float
+        Width of the privacy-loss range, > 0.
+
+    Returns
+    -------
+    rdp : ndarray of shape (n_orders,)
+        RDP (nats) at each order.
+
+    Raises
+    ------
+    ValueError
+        If an order is not > 1 or ``epsilon`` is not > 0.
+
+    Notes
+    -----
+    Cesar & Rogers (ALT 2021): ``epsilon``-bounded range implies
+    ``epsilon^2 / 8``-zCDP, a quarter of the ``epsilon^2 / 2`` of a generic
+    ``epsilon``-DP mechanism (:func:`pure_dp_rdp`); and since the range contains 0,
+    the mechanism is also ``epsilon``-DP, so ``D_alpha <= D_inf = epsilon``. The
+    exponential mechanism ``P(j) ~ exp(epsilon u_j / Delta)`` is
+    ``epsilon``-bounded-range when the utilities move in one direction between
+    neighbours (each by at most ``Delta``), and ``exp(epsilon u_j / (2 Delta))`` is
+    in general (Durfee & Rogers, NeurIPS 2019).
+    """
+    orders = _as_orders(orders)
+    epsilon = _check_positive(epsilon, "epsilon")
+    return np.minimum(epsilon, 0.125 * orders * epsilon * epsilon)
 
 
 def poisson_amplified_rdp(base_rdp, sampling_rate, order):

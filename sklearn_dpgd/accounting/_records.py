@@ -22,7 +22,12 @@ from numbers import Integral
 import numpy as np
 
 from ._gdp import _check_positive
-from ._rdp import poisson_amplified_rdp, pure_dp_rdp, sparse_vector_rdp
+from ._rdp import (
+    bounded_range_rdp,
+    poisson_amplified_rdp,
+    pure_dp_rdp,
+    sparse_vector_rdp,
+)
 from ._subsampled_rdp import poisson_gaussian_rdp
 
 __all__ = [
@@ -293,6 +298,11 @@ class NoisyMaxSteps:
         Pure-DP parameter of one selection, > 0.
     count : int, default=1
         Number of consecutive identical selections, >= 1.
+    noise : {"exponential", "gumbel"}, default="exponential"
+        The noise added to the scores. "exponential": permute-and-flip (McKenna &
+        Sheldon 2020), ``epsilon``-DP, charged :func:`pure_dp_rdp`. "gumbel": the
+        exponential mechanism by the Gumbel-max trick, ``epsilon``-bounded range,
+        charged :func:`bounded_range_rdp` (Cesar & Rogers, ALT 2021).
 
     Raises
     ------
@@ -302,10 +312,15 @@ class NoisyMaxSteps:
 
     epsilon: float
     count: int = 1
+    noise: str = "exponential"
 
     def __post_init__(self):
         _check_positive(self.epsilon, "epsilon")
         _check_rate_and_count(1.0, self.count)
+        if self.noise not in ("exponential", "gumbel"):
+            raise ValueError(
+                f"noise must be 'exponential' or 'gumbel', got {self.noise!r}."
+            )
 
     @property
     def sampling_rate(self):
@@ -323,9 +338,11 @@ class NoisyMaxSteps:
         Returns
         -------
         rdp : float
-            ``count`` times :func:`pure_dp_rdp` at ``order``.
+            ``count`` times :func:`pure_dp_rdp` (exponential noise) or
+            :func:`bounded_range_rdp` (Gumbel noise) at ``order``.
         """
-        return self.count * float(pure_dp_rdp([order], self.epsilon)[0])
+        curve = bounded_range_rdp if self.noise == "gumbel" else pure_dp_rdp
+        return self.count * float(curve([order], self.epsilon)[0])
 
 
 def _check_rate_and_count(sampling_rate, count):

@@ -57,6 +57,7 @@ from ._calibration import (
     CALIBRATION_SHARE,
     calibration_noise_multiplier,
     temperature_scale,
+    temperature_scale_multinomial,
 )
 from ._newton import solve_newton
 from ._penalty import check_penalty, penalty_strength
@@ -414,7 +415,9 @@ class _BaseDPLinearModel(NotFittedAttributesMixin, BaseEstimator):
             ledger_charge.settle(planned)
         else:
             calibration = (
-                self._calibration(X, y_index, rng, context.n_samples, mu)
+                self._calibration(
+                    X, y_index, rng, context.n_samples, mu, context.n_outputs
+                )
                 if calibrate
                 else None
             )
@@ -448,12 +451,13 @@ class _BaseDPLinearModel(NotFittedAttributesMixin, BaseEstimator):
         }
         return replace(result, outputs=outputs)
 
-    def _calibration(self, X, y_index, rng, m, mu):
+    def _calibration(self, X, y_index, rng, m, mu, n_outputs=1):
         """Private temperature scaling (``_calibration.py``) as the gd solver's
         ``calibrate(coef, intercept, privacy_filter=...)``: it runs on the
-        training's filter, at a public share of ``mu**2``."""
+        training's filter, at a public share of ``mu**2`` (one shared temperature
+        of the scores when multinomial)."""
         return partial(
-            temperature_scale,
+            temperature_scale if n_outputs == 1 else temperature_scale_multinomial,
             X,
             y_index,
             sensitivity_factor=_SENSITIVITY_FACTOR[self.neighboring],

@@ -1,4 +1,5 @@
-"""Private temperature scaling of a binary model's margins.
+"""Private temperature scaling of a model's scores (binary, or one shared
+temperature of a multinomial model's scores: :func:`temperature_scale_multinomial`).
 
 Why a calibration step at all. Per-example clipping at ``clip_norm`` caps how hard a
 misclassified row can pull the model, while a well-classified row (small loss
@@ -42,7 +43,7 @@ import numpy as np
 
 from .._base import linear_scores
 from .._engine._losses import LOSS_CODES
-from .._engine._oracle import PrivateGradientOracle
+from .._engine._oracle import PrivateGradientOracle, SharedTemperatureOracle
 from .._solvers.gd import noisy_gradient_descent
 
 __all__ = [
@@ -53,6 +54,7 @@ __all__ = [
     "N_STEPS",
     "calibration_noise_multiplier",
     "temperature_scale",
+    "temperature_scale_multinomial",
 ]
 
 #: Share of the fit's GDP ``mu**2`` spent on the calibration (one parameter: the
@@ -200,4 +202,85 @@ def temperature_scale(
         initial=np.array([[MARGIN_SCALE, 0.0]]),
     )
     a = float(np.clip(np.asarray(w).ravel()[0] / MARGIN_SCALE, *SCALE_RANGE))
+    return a * np.asarray(coef, dtype=float), a * np.asarray(intercept, dtype=float), a
+
+
+def temperature_scale_multinomial(
+    X,
+    y,
+    coef,
+    intercept,
+    *,
+    sensitivity_factor,
+    privacy_filter,
+    rng,
+    public_n_samples,
+    noise_multiplier,
+):
+    """Fit one shared temperature of a multinomial model's scores privately.
+
+    The binary stage's recipe on ``K`` scores: ``u_i = clip(s_i / MARGIN_SCALE,
+    -1, 1)`` (a row of ``K``), the model ``softmax(w u_i)`` with one weight ``w``
+    started at ``MARGIN_SCALE`` (the identity), ``N_STEPS`` full-batch noisy
+    gradient steps with the binary stage's step, momentum and averaging, then
+    ``a = w / MARGIN_SCALE`` in ``SCALE_RANGE`` folded into the model. A row's
+    gradient is bounded by 2 (:class:`~sklearn_dpgd._engine._oracle.
+    SharedTemperatureOracle`), so each step's noise is twice the binary stage's
+    at the same noise multiplier: the same share of ``mu**2``. ``a > 0`` scales
+    every score alike, so no prediction changes.
+
+    Parameters
+    ----------
+    X : ndarray, CSR matrix or dask.array.Array of shape (n_samples, n_features)
+        The private training rows (validated).
+    y : ndarray or dask.array.Array of shape (n_samples,), int64
+        Their class indices.
+    coef : ndarray of shape (n_classes, n_features)
+        The released model's coefficients (already private).
+    intercept : ndarray of shape (n_classes,)
+        Its intercepts.
+    sensitivity_factor : float
+        1 under add/remove, 2 under replace-one.
+    privacy_filter : GaussianPrivacyFilter
+        The fit's filter; charged before each of the ``N_STEPS`` gradients is read.
+    rng : numpy.random.Generator
+        The fit's noise source.
+    public_n_samples : int
+        The public size (divisor of the gradient sums).
+    noise_multiplier : float
+        Noise multiplier of each step (:func:`calibration_noise_multiplier`).
+
+    Returns
+    -------
+    coef : ndarray of shape (n_classes, n_features)
+    intercept : ndarray of shape (n_classes,)
+    a : float
+        The factor: the calibrated scores are ``a s``.
+
+    Raises
+    ------
+    BudgetExhaustedError
+        If the filter cannot afford a step (nothing is read then).
+    """
+    scores = (linear_scores(X, coef) + intercept) / MARGIN_SCALE
+    if not isinstance(scores, np.ndarray):  # dask: K columns fit in memory
+        scores = scores.compute()
+    y = np.asarray(y.compute() if hasattr(y, "compute") else y)
+    oracle = SharedTemperatureOracle(
+        np.clip(scores, -1.0, 1.0),
+        y,
+        sensitivity_factor=sensitivity_factor,
+        privacy_filter=privacy_filter,
+        rng=rng,
+        public_n_samples=public_n_samples,
+    )
+    w, velocity, iterates = MARGIN_SCALE, 0.0, []
+    for _ in range(N_STEPS):
+        velocity = MOMENTUM * velocity - LEARNING_RATE * oracle.noisy_gradient(
+            w, noise_multiplier
+        )
+        w += velocity
+        iterates.append(w)
+    w = float(np.mean(iterates[int((1.0 - AVERAGE) * N_STEPS) :]))
+    a = float(np.clip(w / MARGIN_SCALE, *SCALE_RANGE))
     return a * np.asarray(coef, dtype=float), a * np.asarray(intercept, dtype=float), a

@@ -378,16 +378,18 @@ _ALPHA_AUTO = """\
         do not change. It costs 2% of the fit's GDP ``mu**2``: the whole fit,
         calibration included, is still ``(epsilon, delta)``-DP, and the
         training steps get the other 98% (minus the count's share). "auto" is
-        "temperature" for binary full-batch fits (``batch_size=None``, a
-        data-independent ``schedule``, ``solver="gd"``) with
+        "temperature" for full-batch fits (``batch_size=None``, a
+        data-independent ``schedule``, ``solver="gd"`` or "newton") with
         ``sqrt(0.02) * public_n_samples_ * mu >= 300`` (``mu = gdp_mu(epsilon,
         delta)``; below it the stage's own noise costs more log-loss than it
-        saves), and None otherwise (multiclass, minibatch, adaptive and
-        snowball fits are not recalibrated). "temperature" where it is not
-        available raises a ValueError; None skips the stage and gives its
-        budget to the training steps. What ran is ``calibration_``.""".replace(
-    "%(c_l1_ratio)s\n", _C_L1_RATIO + "\n"
-)
+        saves), and None otherwise (minibatch, adaptive and snowball fits are not
+        recalibrated). A multinomial fit gets one shared temperature of its
+        scores, ``softmax(a s)``, fitted the same way on ``clip(s / 8, -1, 1)``;
+        its per-row gradient is bounded by 2, so "auto" asks for twice the
+        signal (``sqrt(0.02) * public_n_samples_ * mu / 2 >= 300``).
+        "temperature" where it is not available raises a ValueError; None skips
+        the stage and gives its budget to the training steps. What ran is
+        ``calibration_``.""".replace("%(c_l1_ratio)s\n", _C_L1_RATIO + "\n")
 
 _ALPHA_ZERO = """\
     alpha : float or "auto", default=0.0

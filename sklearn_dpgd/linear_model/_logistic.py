@@ -4,6 +4,7 @@ import numpy as np
 from scipy.special import expit, log_expit, log_softmax, softmax
 
 from .._engine._dask import is_dask_collection, map_rows
+from .._engine._oracle import SharedTemperatureOracle
 from .._sklearn_compat import StrOptions
 from ._calibration import MIN_CALIBRATION_SIGNAL
 from ._classifier import _BaseDPLinearClassifier
@@ -165,14 +166,18 @@ class DPLogisticRegression(_BaseDPLinearClassifier):
         self.utility_diagnostics = utility_diagnostics
 
     def _resolve_calibration(self, n_outputs, full_batch, signal):
-        available = n_outputs == 1 and full_batch
+        available = full_batch
         if self.calibration == "temperature" and not available:
             raise ValueError(
-                "calibration='temperature' needs a binary problem and a full-batch fit "
-                "with a data-independent schedule (batch_size=None, solver='gd'); "
-                "use calibration='auto' or None here."
+                "calibration='temperature' needs a full-batch fit with a "
+                "data-independent schedule (batch_size=None, solver='gd' or "
+                "'newton'); use calibration='auto' or None here."
             )
         if self.calibration == "auto":
+            # A multinomial row's temperature gradient is bounded by 2, not 1:
+            # the same share of the budget buys half the signal.
+            if n_outputs > 1:
+                signal /= SharedTemperatureOracle.ROW_BOUND
             return available and signal >= MIN_CALIBRATION_SIGNAL
         return available and self.calibration is not None
 
