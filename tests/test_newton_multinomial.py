@@ -313,6 +313,22 @@ def test_recorded_steps_compose_to_the_budget(data, neighboring):
     assert accountant.get_epsilon(DELTA) == pytest.approx(1.0, rel=2e-3)
 
 
+def test_shared_temperature_stage_fits_in_the_budget(data):
+    # The multinomial temperature stage runs on the Newton fit's filter, on its
+    # public share of mu^2: the whole ledger still composes to the budget.
+    X, y = data
+    clf = _fit(
+        _model(calibration="temperature", public_n_samples=len(y), epsilon=2.0), X, y
+    )
+    assert clf.calibration_ == "temperature"
+    z = np.concatenate([np.full(r.count, r.noise_multiplier) for r in clf.ledger_])
+    assert len(z) > 2 * clf.n_iter_  # the temperature's steps are recorded
+    mu = math.sqrt(np.sum(z**-2.0))
+    assert mu <= gdp_mu(2.0, DELTA) * (1 + 1e-9)
+    assert mu == pytest.approx(gdp_mu(2.0, DELTA), rel=1e-6)
+    assert clf.epsilon_ <= 2.0 * (1 + 1e-9)
+
+
 def test_noisy_count_fits_in_the_budget_and_learns(data):
     X, y = data
     clf = _fit(_model(epsilon=4.0), X, y)
@@ -342,7 +358,13 @@ def test_non_private_limit_is_scikit_learns_model():
     X, y = load_iris(return_X_y=True)
     X = Normalizer().fit_transform(MinMaxScaler().fit_transform(X))
     reference = LogisticRegression(C=1.0, tol=1e-10, max_iter=10_000).fit(X, y)
-    clf = _fit(_model(epsilon=1e7, public_n_samples=len(y), max_iter=30), X, y)
+    # Without the temperature stage (on by default for large multinomial budgets
+    # since issue 31), which rescales the minimiser's scores on purpose.
+    clf = _fit(
+        _model(epsilon=1e7, public_n_samples=len(y), max_iter=30, calibration=None),
+        X,
+        y,
+    )
     np.testing.assert_allclose(
         clf.predict_proba(X), reference.predict_proba(X), atol=0.01
     )

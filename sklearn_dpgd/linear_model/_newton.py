@@ -182,7 +182,11 @@ def solve_newton(estimator, X, y_index, n_outputs, initial, seed, sample_weight=
         n_counted=int(z_count is not None),
         adaptive_plan=z_count is not None,
         cap_epsilon=estimator.epsilon,
-        calibrate=estimator._calibration(X, y_index, rng, m, mu) if calibrate else None,
+        calibrate=(
+            estimator._calibration(X, y_index, rng, m, mu, n_outputs)
+            if calibrate
+            else None
+        ),
     )
     ledger_charge.settle(planned if z_count is not None else result.ledger)
     outputs = {
