@@ -34,6 +34,8 @@ def two_threads(monkeypatch):
     record which twin each kernel call runs, and on how many threads."""
     state = {"threads": 2}
     monkeypatch.setattr(numba, "get_num_threads", lambda: state["threads"])
+    # Parallel twins count as compiled (rent or buy: see the tests below).
+    monkeypatch.setattr(_threads, "PARALLEL_COMPILE_AFTER", 0.0)
 
     def set_threads(n):
         state["threads"] = n
@@ -147,8 +149,12 @@ class _FakeKernel:
     ``wake``: extra cost of a parallel call right after a serial one (its threads
     were asleep)."""
 
-    def __init__(self, cost, clock, wake=0.0):
+    def __init__(self, cost, clock, wake=0.0, ready=True):
         self.cost, self.clock, self.calls, self.wake = cost, clock, [], wake
+        self.serial_seconds, self.ready = 0.0, ready
+
+    def parallel_ready(self, args):
+        return self.ready
 
     def work(self, *args):
         return _threads.SERIAL_WORK
@@ -209,6 +215,78 @@ def test_thread_chooser_keeps_small_calls_serial():
         chooser.run(kernel)
     assert kernel.calls == [1] * 5
     assert _threads.ThreadChooser(1).run(_FakeKernel({1: 0.0}, [0.0])) == 1
+
+
+def test_a_parallel_twin_to_compile_waits_for_the_serial_one_to_run_as_long(
+    monkeypatch,
+):
+    # Rent or buy: a parallel twin neither compiled nor cached is first tried once
+    # the serial twin has run PARALLEL_COMPILE_AFTER seconds (here 5 calls of 1.0;
+    # a fit's first call, which may compile, is not counted), then the chooser
+    # warms up as usual. The count is the kernel's, across fits of the process.
+    monkeypatch.setattr(_threads, "PARALLEL_COMPILE_AFTER", 5.0)
+    kernel = _FakeKernel({1: 1.0, 2: 0.5}, [0.0], ready=False)
+    calls = _chosen(monkeypatch, kernel, calls=12)
+    assert calls == [1] * 6 + [2, 2, 1, 1, 2, 2]
+    assert kernel.serial_seconds == 5.0
+    calls.clear()  # the next fit of the process buys at once
+    _chosen(monkeypatch, kernel, calls=2)
+    assert calls == [2, 2]
+    # A cached (or already compiled) parallel twin is tried at once.
+    ready = _FakeKernel({1: 1.0, 2: 0.5}, [0.0], ready=True)
+    assert _chosen(monkeypatch, ready, calls=4) == [2, 2, 1, 1]
+
+
+_READY = textwrap.dedent(
+    """
+    import json
+    import numpy as np
+    from sklearn_dpgd._engine import _kernels
+    from sklearn_dpgd._engine._losses import LOGISTIC
+
+    X = np.random.default_rng(0).standard_normal((50, 4))
+    y = (X[:, 0] > 0).astype(np.int64)
+    norms = np.hypot(np.linalg.norm(X, axis=1), 1.0)
+    kernel = _kernels.clipped_gradient_sum
+
+
+    def args(K):
+        return (X, y, np.zeros((K, 4)), np.zeros(K), norms, None, True, 1.0,
+                LOGISTIC, 0.5, None)
+
+
+    kernel(*args(1))  # a binary call: runs (and compiles) the binary serial twin
+    before = [kernel.parallel_ready(args(1)), kernel.parallel_ready(args(3))]
+    kernel.parallel(*args(1))
+    compiled = [
+        len(kernel.binary.serial.signatures),
+        len(kernel.multiclass.serial.signatures),
+        len(kernel.multiclass.parallel.signatures),
+    ]
+    print(json.dumps([before, kernel.parallel_ready(args(1)), compiled]))
+    """
+)
+
+
+def test_a_binary_fit_compiles_no_multiclass_kernel_and_the_cache_is_read(tmp_path):
+    # Fresh processes with an empty Numba cache: the first compiles the binary
+    # twins only; the second finds the parallel twin in the cache.
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
+    root = str(Path(sklearn_dpgd.__file__).resolve().parents[1])
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, env.get("PYTHONPATH")]))
+    runs = []
+    for _ in range(2):
+        proc = subprocess.run(
+            [sys.executable, "-W", "ignore", "-c", _READY],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=300,
+        )
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        runs.append(json.loads(proc.stdout.strip().splitlines()[-1]))
+    assert runs[0] == [[False, False], True, [1, 0, 0]]
+    assert runs[1] == [[True, False], True, [1, 0, 0]]
 
 
 def test_one_thread_at_a_time_runs_a_parallel_kernel(two_threads):

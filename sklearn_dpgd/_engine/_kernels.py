@@ -30,7 +30,7 @@ import math
 
 import numpy as np
 
-from ._losses import HUBER_HINGE, LOGISTIC
+from ._losses import HUBER_HINGE
 
 # The threading policy, re-exported: the oracle and the benchmarks import them here.
 from ._threads import (  # noqa: F401
@@ -38,6 +38,7 @@ from ._threads import (  # noqa: F401
     SERIAL_WORK,
     ThreadChooser,
     _choose_threading_layer,
+    _KernelByOutputs,
     _parallel_kernel,
     fit_threads,
 )
@@ -48,17 +49,21 @@ _choose_threading_layer()
 
 from numba import njit, prange  # noqa: E402
 
-from . import _norm_kernels  # noqa: E402
-from ._loss_kernels import (  # noqa: E402
+from . import _norm_kernels, _objective_kernels  # noqa: E402
+from ._kernel_parts import (  # noqa: E402, F401
+    _CSR_ENTRY_WORK,
+    _FASTMATH,
+    _entries,
+    _row_index,
+    _rows_read,
+    _stored_read,
+)
+from ._loss_kernels import (  # noqa: E402, F401
     example_loss,
     loss_derivative,
     loss_value,
     residual,
 )
-
-# Reassociation lets LLVM vectorise dot products; inputs are validated finite before
-# they reach the kernel and NaN from overflow is caught by an explicit comparison.
-_FASTMATH = {"reassoc", "contract", "nsz", "arcp"}
 
 
 @njit(cache=True, inline="always")
@@ -125,36 +130,6 @@ def _weighted(scale, weights, i):
     return scale if weights is None else scale * weights[i]
 
 
-def _rows_read(n_total, rows):
-    return n_total if rows is None else rows.shape[0]
-
-
-@njit(cache=True, inline="always")
-def _row_index(ii, rows):
-    """Row ``ii`` of the call (``rows[ii]`` for a row sample), as an unsigned index.
-
-    A signed index makes Numba handle negative indices (``i + n`` for ``i < 0``)
-    at every ``X[i, j]``, which LLVM cannot drop when the block bounds are runtime
-    values; rows are never negative, and an unsigned index has no such branch.
-    Same sums bit for bit; one thread, the full-batch binary sum of an Adult-shaped
-    float64 matrix (32,561 x 108) went from 1.32 to 1.04 ms and of a 400,000 x 100
-    one from 14.8 to 12.0 ms, a CSR Adult sum from 1.39 to 1.26 ms.
-
-    Parameters
-    ----------
-    ii : int
-        Position in the call's rows, ``lo <= ii < hi`` of a block.
-    rows : ndarray of shape (n_rows,), int64, or None
-        The call's row sample; None for all rows in order.
-
-    Returns
-    -------
-    i : uint64
-        The row of ``X`` to read.
-    """
-    return np.uint64(ii) if rows is None else np.uint64(rows[ii])
-
-
 @njit(cache=True, inline="always")
 def _binary_block(
     X, y, w, b0, row_norms, rows, lo, hi, clip_norm, loss, h, acc, weights
@@ -181,34 +156,6 @@ def _binary_block(
             for j in range(d):
                 acc[j] += c * X[i, j]
             acc[d] += c
-
-
-@njit(cache=True, inline="always")
-def _entries(indptr, i):
-    """Positions ``start, stop`` of row ``i``'s stored entries, as unsigned integers.
-
-    As for :func:`_row_index`: signed positions and column indices make Numba
-    handle negative indices at every ``data[p]``, ``w[indices[p]]`` and
-    ``acc[indices[p]]``. With unsigned ones (and columns read through
-    ``np.uint64(indices[p])``) the sums are the same bit for bit. One thread, a
-    CSR matrix of 200,000 x 20,000 with 20 entries a row: in standalone loops the
-    gathered products of all rows went from 11.1 to 5.4 ms and the scattered
-    updates from 12.2 to 6.0 ms (SciPy's ``X @ w``: 7.4 ms); a private step of the
-    package (``PrivateGradientOracle.noisy_gradient``) from 30.9 to 15.3 ms.
-
-    Parameters
-    ----------
-    indptr : ndarray of shape (n_samples + 1,), int32 or int64
-        The CSR row pointers.
-    i : int or uint64
-        The row.
-
-    Returns
-    -------
-    start, stop : uint64
-        ``indptr[i]`` and ``indptr[i + 1]``.
-    """
-    return np.uint64(indptr[i]), np.uint64(indptr[i + 1])
 
 
 @njit(cache=True, inline="always")
@@ -255,10 +202,91 @@ def _binary_block_csr(
     ),
     fastmath=_FASTMATH,
 )
-def clipped_gradient_sum(
+def _binary_gradient_sum(
     X, y, W, b, row_norms, rows, fit_intercept, clip_norm, loss, h, weights=None
 ):
-    """Sum over rows of per-example gradients clipped to Frobenius norm ``clip_norm``.
+    """:func:`clipped_gradient_sum` for one output (K == 1): binary and regression."""
+    d = X.shape[1]
+    n = X.shape[0] if rows is None else rows.shape[0]
+    K = W.shape[0]
+    n_blocks = (n + BLOCK_ROWS - 1) // BLOCK_ROWS
+    partial = np.empty((n_blocks, K, d + 1))
+    for blk in prange(n_blocks):
+        # A block-local accumulator (not a view of ``partial``) lets LLVM keep it
+        # apart from X and vectorise the update without aliasing checks.
+        acc = np.zeros((K, d + 1))
+        lo, hi = blk * BLOCK_ROWS, min(n, (blk + 1) * BLOCK_ROWS)
+        b0 = b[0] if fit_intercept else 0.0
+        _binary_block(
+            X,
+            y,
+            W[0],
+            b0,
+            row_norms,
+            rows,
+            lo,
+            hi,
+            clip_norm,
+            loss,
+            h,
+            acc[0],
+            weights,
+        )
+        _store(partial, blk, acc)
+    return _finish(partial, fit_intercept)
+
+
+@_parallel_kernel(
+    work=lambda X, y, W, b, norms, rows, *_: (
+        _rows_read(X.shape[0], rows) * X.shape[1] * W.shape[0]
+    ),
+    fastmath=_FASTMATH,
+)
+def _multiclass_gradient_sum(
+    X, y, W, b, row_norms, rows, fit_intercept, clip_norm, loss, h, weights=None
+):
+    """:func:`clipped_gradient_sum` for K > 1 outputs (softmax or one-vs-rest)."""
+    d = X.shape[1]
+    n = X.shape[0] if rows is None else rows.shape[0]
+    K = W.shape[0]
+    n_blocks = (n + BLOCK_ROWS - 1) // BLOCK_ROWS
+    partial = np.empty((n_blocks, K, d + 1))
+    for blk in prange(n_blocks):
+        # A block-local accumulator (not a view of ``partial``) lets LLVM keep it
+        # apart from X and vectorise the update without aliasing checks.
+        acc = np.zeros((K, d + 1))
+        lo, hi = blk * BLOCK_ROWS, min(n, (blk + 1) * BLOCK_ROWS)
+        m = np.empty(K)
+        r = np.empty(K)
+        for ii in range(lo, hi):
+            i = _row_index(ii, rows)
+            for k in range(K):
+                s = b[k] if fit_intercept else 0.0
+                for j in range(d):
+                    s += X[i, j] * W[k, j]
+                m[k] = s
+            scale = _weighted(
+                _clip_scale(_residuals(m, y[i], loss, h, r), row_norms[i], clip_norm),
+                weights,
+                i,
+            )
+            if scale == 0.0:
+                continue  # zero weight, or dropped row (overflowed margins)
+            for k in range(K):
+                c = scale * r[k]
+                if c != 0.0:
+                    for j in range(d):
+                        acc[k, j] += c * X[i, j]
+                    acc[k, d] += c
+        _store(partial, blk, acc)
+    return _finish(partial, fit_intercept)
+
+
+clipped_gradient_sum = _KernelByOutputs(
+    _binary_gradient_sum, _multiclass_gradient_sum, coef_arg=2
+)
+clipped_gradient_sum.__doc__ = """Sum over rows of per-example gradients clipped to
+    Frobenius norm ``clip_norm``.
 
     Parameters
     ----------
@@ -295,59 +323,6 @@ def clipped_gradient_sum(
         C`` under replace-one (Hong, Wang & Zhou, FAccT 2022, Algorithm 1, with
         ``w_max = 1`` when unweighted).
     """
-    d = X.shape[1]
-    n = X.shape[0] if rows is None else rows.shape[0]
-    K = W.shape[0]
-    n_blocks = (n + BLOCK_ROWS - 1) // BLOCK_ROWS
-    partial = np.empty((n_blocks, K, d + 1))
-    for blk in prange(n_blocks):
-        # A block-local accumulator (not a view of ``partial``) lets LLVM keep it
-        # apart from X and vectorise the update without aliasing checks.
-        acc = np.zeros((K, d + 1))
-        lo, hi = blk * BLOCK_ROWS, min(n, (blk + 1) * BLOCK_ROWS)
-        if K == 1:
-            b0 = b[0] if fit_intercept else 0.0
-            _binary_block(
-                X,
-                y,
-                W[0],
-                b0,
-                row_norms,
-                rows,
-                lo,
-                hi,
-                clip_norm,
-                loss,
-                h,
-                acc[0],
-                weights,
-            )
-            _store(partial, blk, acc)
-            continue
-        m = np.empty(K)
-        r = np.empty(K)
-        for ii in range(lo, hi):
-            i = _row_index(ii, rows)
-            for k in range(K):
-                s = b[k] if fit_intercept else 0.0
-                for j in range(d):
-                    s += X[i, j] * W[k, j]
-                m[k] = s
-            scale = _weighted(
-                _clip_scale(_residuals(m, y[i], loss, h, r), row_norms[i], clip_norm),
-                weights,
-                i,
-            )
-            if scale == 0.0:
-                continue  # zero weight, or dropped row (overflowed margins)
-            for k in range(K):
-                c = scale * r[k]
-                if c != 0.0:
-                    for j in range(d):
-                        acc[k, j] += c * X[i, j]
-                    acc[k, d] += c
-        _store(partial, blk, acc)
-    return _finish(partial, fit_intercept)
 
 
 # A block's partial sum has K (d + 1) entries however sparse its rows: CSR blocks
@@ -357,7 +332,7 @@ def clipped_gradient_sum(
 _STORED_PER_PARTIAL = 16
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _csr_block_rows(n, stored, width):
     """Rows per block of a CSR sum over ``n`` rows holding ``stored`` entries.
 
@@ -369,18 +344,6 @@ def _csr_block_rows(n, stored, width):
     return max(BLOCK_ROWS, (n + max_blocks - 1) // max_blocks)
 
 
-# Work of one stored entry of a CSR matrix, in dense entries: gathered and scattered
-# one by one (no SIMD), it took 4 ns against 0.46 ns per dense entry of Adult.
-_CSR_ENTRY_WORK = 8
-
-
-def _stored_read(data, indptr, rows):
-    # Stored entries a CSR call reads, in units of dense entries (_CSR_ENTRY_WORK).
-    n = indptr.shape[0] - 1
-    nnz = data.shape[0] if rows is None else data.shape[0] * rows.shape[0] // max(n, 1)
-    return _CSR_ENTRY_WORK * nnz
-
-
 @_parallel_kernel(
     work=lambda data, indices, indptr, d, y, W, b, norms, rows, *_: (
         _stored_read(data, indptr, rows) * W.shape[0]
@@ -388,7 +351,7 @@ def _stored_read(data, indptr, rows):
     # No fastmath: with reassociation LLVM vectorises the short gathered and
     # scattered row loops, which made them 1.4 x slower (rows of 20 entries).
 )
-def clipped_gradient_sum_csr(
+def _binary_gradient_sum_csr(
     data,
     indices,
     indptr,
@@ -404,12 +367,7 @@ def clipped_gradient_sum_csr(
     h,
     weights=None,
 ):
-    """CSR twin of :func:`clipped_gradient_sum`: iterates the stored entries only.
-
-    ``data``, ``indices``, ``indptr`` are the arrays of a CSR matrix of shape
-    (n_samples, n_features) (duplicates summed, any index order); other parameters
-    and the result as in :func:`clipped_gradient_sum`.
-    """
+    """:func:`clipped_gradient_sum_csr` for one output (K == 1)."""
     n_total = indptr.shape[0] - 1
     n = n_total if rows is None else rows.shape[0]
     d = n_features
@@ -423,26 +381,64 @@ def clipped_gradient_sum_csr(
         # Scattered updates do not vectorise: accumulate in place, with no copy.
         acc = partial[blk]
         lo, hi = blk * block, min(n, (blk + 1) * block)
-        if K == 1:
-            b0 = b[0] if fit_intercept else 0.0
-            _binary_block_csr(
-                data,
-                indices,
-                indptr,
-                y,
-                W[0],
-                b0,
-                row_norms,
-                rows,
-                lo,
-                hi,
-                clip_norm,
-                loss,
-                h,
-                acc[0],
-                weights,
-            )
-            continue
+        b0 = b[0] if fit_intercept else 0.0
+        _binary_block_csr(
+            data,
+            indices,
+            indptr,
+            y,
+            W[0],
+            b0,
+            row_norms,
+            rows,
+            lo,
+            hi,
+            clip_norm,
+            loss,
+            h,
+            acc[0],
+            weights,
+        )
+    return _finish(partial, fit_intercept)
+
+
+@_parallel_kernel(
+    work=lambda data, indices, indptr, d, y, W, b, norms, rows, *_: (
+        _stored_read(data, indptr, rows) * W.shape[0]
+    ),
+    # No fastmath: with reassociation LLVM vectorises the short gathered and
+    # scattered row loops, which made them 1.4 x slower (rows of 20 entries).
+)
+def _multiclass_gradient_sum_csr(
+    data,
+    indices,
+    indptr,
+    n_features,
+    y,
+    W,
+    b,
+    row_norms,
+    rows,
+    fit_intercept,
+    clip_norm,
+    loss,
+    h,
+    weights=None,
+):
+    """:func:`clipped_gradient_sum_csr` for K > 1 outputs."""
+    n_total = indptr.shape[0] - 1
+    n = n_total if rows is None else rows.shape[0]
+    d = n_features
+    K = W.shape[0]
+    # Stored entries the call reads (estimated from the row count for a sample).
+    stored = indptr[n_total] if rows is None else indptr[n_total] * n // max(n_total, 1)
+    block = _csr_block_rows(n, stored, K * (d + 1))
+    n_blocks = (n + block - 1) // block
+    partial = np.zeros((n_blocks, K, d + 1))
+    for blk in prange(n_blocks):
+        # Scattered updates do not vectorise: accumulate in place, with no copy.
+        acc = partial[blk]
+        lo, hi = blk * block, min(n, (blk + 1) * block)
         m = np.empty(K)
         r = np.empty(K)
         for ii in range(lo, hi):
@@ -471,6 +467,18 @@ def clipped_gradient_sum_csr(
     return _finish(partial, fit_intercept)
 
 
+clipped_gradient_sum_csr = _KernelByOutputs(
+    _binary_gradient_sum_csr, _multiclass_gradient_sum_csr, coef_arg=5
+)
+clipped_gradient_sum_csr.__doc__ = """CSR twin of :func:`clipped_gradient_sum`: iterates
+    the stored entries only.
+
+    ``data``, ``indices``, ``indptr`` are the arrays of a CSR matrix of shape
+    (n_samples, n_features) (duplicates summed, any index order); other parameters
+    and the result as in :func:`clipped_gradient_sum`.
+    """
+
+
 @njit(cache=True, inline="always")
 def _store(partial, blk, acc):
     """``partial[blk] = acc``, written as loops.
@@ -485,7 +493,7 @@ def _store(partial, blk, acc):
             partial[blk, k, j] = acc[k, j]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _finish(partial, fit_intercept):
     K, width = partial.shape[1], partial.shape[2]
     out = np.zeros((K, width))
@@ -499,296 +507,8 @@ def _finish(partial, fit_intercept):
     return out
 
 
-# Binary logistic fast path: rows per flush of the running products (each factor is
-# at most e^C_obj; 32 factors stay far from overflow for C_obj <= 20).
-_PRODUCT_ROWS = 32
-_MAX_PRODUCT_CLIP = 20.0
-
-
-@njit(cache=True, inline="always")
-def _clipped_losses_along(u, v, yi, etas, loss, h, objective_clip, out, weight):
-    """Add ``weight min(l(u - eta v), C_obj)`` of one example to ``out[j]`` for each
-    eta (``weight`` 1.0 when unweighted: the same bits as without it).
-
-    ``u`` (K,) are the margins at the current point and ``v`` (K,) the margins of
-    the direction, so the candidate ``theta - eta D`` has margins ``u - eta v``.
-    K == 1: sigmoid or Huber of the signed margin, or a regression loss; K > 1:
-    softmax cross-entropy (logistic) or the sum of one-vs-rest Huber losses. A loss
-    that is NaN (overflow) counts as ``C_obj``: every term stays in ``[0, C_obj]``.
-    """
-    K = u.shape[0]
-    for j in range(etas.shape[0]):
-        eta = etas[j]
-        if K == 1:
-            val = example_loss(u[0] - eta * v[0], yi, loss, h)
-        elif loss == HUBER_HINGE:
-            val = 0.0
-            for k in range(K):
-                s = 1.0 if k == yi else -1.0
-                val += loss_value(s * (u[k] - eta * v[k]), loss, h)
-        else:
-            top = u[0] - eta * v[0]
-            for k in range(1, K):
-                top = max(top, u[k] - eta * v[k])
-            total = 0.0
-            for k in range(K):
-                total += math.exp(u[k] - eta * v[k] - top)
-            yk = int(yi)  # as in _residuals: labels only (K > 1)
-            val = top + math.log(total) - (u[yk] - eta * v[yk])
-        if not val <= objective_clip:
-            val = objective_clip
-        out[j] += val * weight
-
-
-@njit(cache=True, inline="always")
-def _logistic_factors_along(t, w, etas, uniform, objective_clip, prod):
-    """Multiply ``prod[j]`` by ``min(1 + exp(-(t - eta_j w)), e^C_obj)``.
-
-    ``t`` and ``w`` are the signed margins of the point and of the direction, so
-    the candidate's loss is ``log(1 + exp(-(t - eta_j w)))`` and
-    ``min(l, C_obj) = log(min(1 + e^{-z}, e^C_obj))``: the sum over rows of the
-    clipped losses is the log of a product, taken once per block of rows instead of
-    one logarithm per row and candidate. With ``uniform`` (``eta_j = j eta_1``) the
-    exponentials follow a geometric progression: one ``exp`` per row.
-    """
-    cap = math.exp(objective_clip)
-    z_clip = -math.log(math.expm1(objective_clip))  # l(z) >= C_obj iff z <= z_clip
-    valid = False
-    e = 0.0
-    ratio = math.exp(etas[1] * w) if uniform and etas.shape[0] > 1 else 1.0
-    for j in range(etas.shape[0]):
-        z = t - etas[j] * w
-        if not z > z_clip:  # clipped (or NaN from overflow): the factor is e^C
-            prod[j] *= cap
-            valid = False
-            continue
-        if uniform and valid:
-            e *= ratio
-        else:
-            e = math.exp(-z)  # z > z_clip, so e < e^C stays finite
-            valid = True
-        f = 1.0 + e
-        prod[j] *= f if f < cap else cap
-
-
-@_parallel_kernel(
-    work=lambda X, y, W, b, D, db, etas, rows, *_: (
-        rows.shape[0] * (2 * X.shape[1] * W.shape[0] + etas.shape[0])
-    ),
-    fastmath=_FASTMATH,
-)
-def _objective_blocks(
-    X,
-    y,
-    W,
-    b,
-    D,
-    db,
-    etas,
-    rows,
-    fit_intercept,
-    objective_clip,
-    loss,
-    h,
-    uniform,
-    fast,
-    weights,
-):
-    d = X.shape[1]
-    n = rows.shape[0]
-    K = W.shape[0]
-    n_eta = etas.shape[0]
-    n_blocks = (n + BLOCK_ROWS - 1) // BLOCK_ROWS
-    partial = np.zeros((n_blocks, n_eta))
-    for blk in prange(n_blocks):
-        u = np.empty(K)
-        v = np.empty(K)
-        acc = partial[blk]
-        prod = np.ones(n_eta)
-        count = 0
-        for ii in range(blk * BLOCK_ROWS, min(n, (blk + 1) * BLOCK_ROWS)):
-            i = rows[ii]
-            for k in range(K):
-                su = b[k] if fit_intercept else 0.0
-                sv = db[k] if fit_intercept else 0.0
-                for j in range(d):
-                    su += X[i, j] * W[k, j]
-                    sv += X[i, j] * D[k, j]
-                u[k] = su
-                v[k] = sv
-            if fast:
-                s = 2.0 * y[i] - 1.0
-                _logistic_factors_along(
-                    s * u[0], s * v[0], etas, uniform, objective_clip, prod
-                )
-                count += 1
-                if count == _PRODUCT_ROWS:
-                    for j in range(n_eta):
-                        acc[j] += math.log(prod[j])
-                        prod[j] = 1.0
-                    count = 0
-            else:
-                wi = 1.0 if weights is None else weights[i]
-                _clipped_losses_along(
-                    u, v, y[i], etas, loss, h, objective_clip, acc, wi
-                )
-        if fast and count > 0:
-            for j in range(n_eta):
-                acc[j] += math.log(prod[j])
-    out = np.zeros(n_eta)
-    for blk in range(n_blocks):
-        out += partial[blk]
-    return out
-
-
-def _objective_mode(etas, K, loss, objective_clip, weighted):
-    """(uniform, fast) flags of the objective kernels for these candidates (the
-    product of :func:`_logistic_factors_along` sums unweighted losses only)."""
-    etas = np.asarray(etas)
-    fast = (
-        not weighted
-        and K == 1
-        and loss == LOGISTIC
-        and objective_clip <= _MAX_PRODUCT_CLIP
-    )
-    with np.errstate(over="ignore", invalid="ignore"):
-        uniform = (
-            etas.shape[0] > 1
-            and etas[0] == 0.0
-            and bool(np.all(etas == etas[1] * np.arange(etas.shape[0])))
-        )
-    return uniform, fast
-
-
-def clipped_objective_along(
-    X,
-    y,
-    W,
-    b,
-    D,
-    db,
-    etas,
-    rows,
-    fit_intercept,
-    objective_clip,
-    loss,
-    h,
-    weights=None,
-    threads=None,
-):
-    """Clipped objective sums ``sum_i w_i min(l_i(theta - eta D), C_obj)`` for many
-    eta.
-
-    One pass over the rows: the margins of ``theta`` and of the direction ``D`` are
-    computed once per row, and every candidate step size reuses them. Used by the
-    private step-size selections (report-noisy-min of Lee & Kifer, KDD 2018; the
-    sparse-vector line search of Chen & Lee, Algorithm 1), whose scores have L1
-    sensitivity ``C_obj`` per row.
-
-    Parameters
-    ----------
-    X : ndarray of shape (n_samples, n_features), C-contiguous float32 or float64
-    y : ndarray of shape (n_samples,), int64
-    W, D : ndarray of shape (K, n_features), float64
-        Current coefficients and the direction.
-    b, db : ndarray of shape (K,), float64
-        Current intercepts and their direction (ignored without intercept).
-    etas : ndarray of shape (n_etas,), float64
-        Step sizes of the candidates ``theta - eta D``.
-    rows : ndarray of shape (n_rows,), int64
-        Rows to sum.
-    fit_intercept : bool
-    objective_clip : float
-        ``C_obj`` > 0: each example's loss is clipped to it.
-    loss : int
-    h : float
-    weights : ndarray of shape (n_samples,), float64, or None, default=None
-        Per-row weights ``w_i`` in ``[0, w_max]``; None: every weight is 1. Each
-        term is then at most ``w_max C_obj``.
-    threads : int, optional
-        Most threads to use (default: Numba's count); see :class:`_Kernel`.
-
-    Returns
-    -------
-    sums : ndarray of shape (n_etas,), float64
-    """
-    uniform, fast = _objective_mode(
-        etas, W.shape[0], loss, objective_clip, weights is not None
-    )
-    return _objective_blocks.run(
-        threads,
-        X,
-        y,
-        W,
-        b,
-        D,
-        db,
-        etas,
-        rows,
-        fit_intercept,
-        objective_clip,
-        loss,
-        h,
-        uniform,
-        fast,
-        weights,
-    )
-
-
-@_parallel_kernel(
-    work=lambda data, indices, indptr, d, y, W, b, D, db, etas, rows, *_: (
-        2 * _stored_read(data, indptr, rows) * W.shape[0]
-        + rows.shape[0] * etas.shape[0]
-    ),
-    fastmath=_FASTMATH,
-)
-def clipped_objective_along_csr(
-    data,
-    indices,
-    indptr,
-    n_features,
-    y,
-    W,
-    b,
-    D,
-    db,
-    etas,
-    rows,
-    fit_intercept,
-    objective_clip,
-    loss,
-    h,
-    weights=None,
-):
-    """CSR twin of :func:`clipped_objective_along`."""
-    n = rows.shape[0]
-    K = W.shape[0]
-    n_eta = etas.shape[0]
-    n_blocks = (n + BLOCK_ROWS - 1) // BLOCK_ROWS
-    partial = np.zeros((n_blocks, n_eta))
-    for blk in prange(n_blocks):
-        u = np.empty(K)
-        v = np.empty(K)
-        acc = partial[blk]
-        for ii in range(blk * BLOCK_ROWS, min(n, (blk + 1) * BLOCK_ROWS)):
-            i = rows[ii]
-            start, stop = _entries(indptr, i)
-            for k in range(K):
-                su = b[k] if fit_intercept else 0.0
-                sv = db[k] if fit_intercept else 0.0
-                for p in range(start, stop):
-                    j = np.uint64(indices[p])
-                    su += data[p] * W[k, j]
-                    sv += data[p] * D[k, j]
-                u[k] = su
-                v[k] = sv
-            wi = 1.0 if weights is None else weights[i]
-            _clipped_losses_along(u, v, y[i], etas, loss, h, objective_clip, acc, wi)
-    out = np.zeros(n_eta)
-    for blk in range(n_blocks):
-        out += partial[blk]
-    return out
-
-
-# The row-norm kernels live in their own module; the backends read them here.
+# The row-norm and objective kernels live in their own modules; the backends read
+# them here.
 row_norms, row_norms_csr = _norm_kernels.row_norms, _norm_kernels.row_norms_csr
+clipped_objective_along = _objective_kernels.clipped_objective_along
+clipped_objective_along_csr = _objective_kernels.clipped_objective_along_csr

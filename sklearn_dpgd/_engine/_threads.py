@@ -63,6 +63,17 @@ BLOCK_ROWS = 2048
 # 400,000 entries (n x 20: 1.3 x slower) and won from 1,000,000 (0.66 x).
 SERIAL_WORK = 1_000_000
 
+# Seconds a kernel's serial twin runs, in a process, on calls large enough to go
+# parallel, before ThreadChooser first tries a parallel twin that is neither compiled
+# in the process nor in Numba's on-disk cache (rent or buy). Compiling one takes
+# 5-7 s (numba 0.68, 2 cores, first fits on 20,000 x 20 with an empty cache: the
+# binary CSR gradient sum 5.2 s, the multiclass dense one 5.6-6.7 s), and two
+# threads save at most about a third of the serial time (Adult: 0.93 s a fit
+# against 1.21-1.41 s), so a compile pays for itself in a process only after some
+# 15-20 s of serial work; it also fills the cache for later processes, which then
+# use the parallel twin at once.
+PARALLEL_COMPILE_AFTER = 10.0
+
 # Calls per option whose median time ThreadChooser compares.
 _WINDOW = 8
 
@@ -109,6 +120,37 @@ class _Kernel:
         self.__doc__ = py_func.__doc__
         self.__module__ = py_func.__module__
         self.__wrapped__ = py_func
+        # Seconds its serial twin ran on calls of at least SERIAL_WORK, in this
+        # process (ThreadChooser's rent-or-buy rule).
+        self.serial_seconds = 0.0
+
+    def parallel_ready(self, args):
+        """Whether the parallel twin for these arguments' types needs no compiling.
+
+        True when it is compiled in this process or stored in Numba's on-disk
+        cache (then loaded at its first call). Reads Numba's cache index through
+        its internal API; any failure counts as not ready (the caller then only
+        waits longer before compiling).
+
+        Parameters
+        ----------
+        args : tuple
+            The arguments of a call.
+
+        Returns
+        -------
+        ready : bool
+        """
+        dispatcher = self.parallel
+        try:
+            sig = tuple(dispatcher.typeof_pyval(a) for a in args)
+            if sig in dispatcher.overloads:
+                return True
+            cache = dispatcher._cache
+            key = cache._index_key(sig, dispatcher.targetctx.codegen())
+            return key in cache._cache_file._load_index()
+        except Exception:  # a Numba without this internal API
+            return False
 
     def __call__(self, *args):
         return self.run(None, *args)
@@ -141,6 +183,48 @@ class _Kernel:
         return f"<kernel {self.__module__}.{self.__qualname__}>"
 
 
+class _KernelByOutputs(_Kernel):
+    """Two kernels under one name: one for K == 1 output, one for K > 1.
+
+    Numba compiles a function whole, whatever branch a call takes; a kernel with
+    both paths compiled both on every first fit (the dense gradient sum: 4.2 s for
+    its serial twin, against 2.75 s for the binary path alone). Split at the Python
+    level, a binary fit compiles the binary kernel only and a multiclass fit the
+    multiclass one. ``serial``, ``parallel``, ``work`` and ``run`` behave as those
+    of :class:`_Kernel`, dispatching on the number of rows of the coefficients.
+
+    Parameters
+    ----------
+    binary, multiclass : _Kernel
+        The kernels for ``K == 1`` and for ``K > 1``, with the same arguments.
+    coef_arg : int
+        Position of the coefficients ``W`` (shape (K, n_features)) in a call.
+    """
+
+    def __init__(self, binary, multiclass, coef_arg):
+        self.binary, self.multiclass, self.coef_arg = binary, multiclass, coef_arg
+        self.__name__ = binary.__name__.replace("_binary", "", 1).lstrip("_")
+        self.__qualname__ = self.__name__
+        self.__module__ = binary.__module__
+        self.serial_seconds = 0.0
+
+    def kernel(self, args):
+        """The :class:`_Kernel` that runs a call with these arguments."""
+        return self.binary if args[self.coef_arg].shape[0] == 1 else self.multiclass
+
+    def serial(self, *args):
+        return self.kernel(args).serial(*args)
+
+    def parallel(self, *args):
+        return self.kernel(args).parallel(*args)
+
+    def work(self, *args):
+        return self.kernel(args).work(*args)
+
+    def parallel_ready(self, args):
+        return self.kernel(args).parallel_ready(args)
+
+
 def _parallel_kernel(work, **options):
     """Decorator: compile ``py_func`` as a :class:`_Kernel` with Numba ``options``."""
     return lambda py_func: _Kernel(py_func, options, work)
@@ -165,7 +249,9 @@ class ThreadChooser:
     one. Without these two rules a moving average of all calls had an Adult fit run
     a third to a half of its steps on one thread (fit 1.21-1.41 s, against 0.93 s
     on two threads throughout). Calls below :data:`SERIAL_WORK` always run on one
-    thread.
+    thread, and so do all calls of a kernel whose parallel twin would have to be
+    compiled (not in this process, not in Numba's cache) until its serial twin has
+    run :data:`PARALLEL_COMPILE_AFTER` seconds in the process (rent or buy).
 
     Parameters
     ----------
@@ -181,6 +267,8 @@ class ThreadChooser:
         self.probe_every = int(probe_every)
         self.times = {}  # threads -> the last _WINDOW seconds per call
         self._seen = set()
+        self._ready = {}  # id(kernel) -> parallel_ready, asked once per kernel
+        self._warm = set()  # id(kernel) of kernels called on one thread already
         self._calls = 0
         self._last = None
 
@@ -194,6 +282,17 @@ class ThreadChooser:
             return 1 if best == self.threads else self.threads
         return best
 
+    def _parallel_pays(self, kernel, args):
+        # Rent or buy (PARALLEL_COMPILE_AFTER): a parallel twin that would have to
+        # be compiled is tried once the serial one has run about as long. Asked of
+        # Numba's cache once per kernel of a fit; the answer is kept.
+        if kernel.serial_seconds >= PARALLEL_COMPILE_AFTER:
+            return True
+        key = id(kernel)
+        if key not in self._ready:
+            self._ready[key] = kernel.parallel_ready(args)
+        return self._ready[key]
+
     def run(self, kernel, *args):
         """``kernel.run(n, *args)`` with ``n`` the chosen thread count.
 
@@ -203,6 +302,13 @@ class ThreadChooser:
             return kernel(*args)
         if self.threads <= 1 or kernel.work(*args) < SERIAL_WORK:
             return kernel.run(1, *args)
+        if not self._parallel_pays(kernel, args):
+            start = time.perf_counter()
+            out = kernel.run(1, *args)
+            if id(kernel) in self._warm:  # a fit's first call may compile or load
+                kernel.serial_seconds += time.perf_counter() - start
+            self._warm.add(id(kernel))
+            return out
         choice = self._choose()
         self._calls += 1
         start = time.perf_counter()
