@@ -176,7 +176,7 @@ def dp_blsgd(oracle, schedule, context, *, max_updates, initial=None, verbose=0)
     eps_bt = eps_iter if schedule.noise == "laplace" else 0.5 * eps_iter**2
     rho_grad = 0.5 * eps_iter**2
     eta0 = schedule.resolved_initial_learning_rate(context)
-    clip, c_obj = context.clip_norm, schedule.objective_clip
+    clip, c_obj = context.clip_norm, schedule.resolved_objective_clip(context)
     theta = initial_iterate(oracle.n_outputs, d, initial)
     chosen, omega = [], []
     theta_bar = 0.5 * math.pi

@@ -564,6 +564,7 @@ class _BaseDPLinearModel(NotFittedAttributesMixin, BaseEstimator):
             initial_loss=initial_loss,
             sampling_rate=sampling_rate,
             accountant=self._planning_accountant(schedule),
+            loss=self._loss,
         )
         return calibrate, normalized, context
 
