@@ -443,7 +443,13 @@ class LineSearchSchedule(AdaptiveSchedule):
             high=1.0,
             high_open=True,
         )
-        if not (isinstance(self.objective_clip, str) and self.objective_clip == "auto"):
+        if isinstance(self.objective_clip, str):
+            if self.objective_clip != "auto":
+                raise ValueError(
+                    "objective_clip must be 'auto' or a finite number > 0, got "
+                    f"{self.objective_clip!r}."
+                )
+        else:
             _check_real(self.objective_clip, "objective_clip", low=0.0)
         _check_real(self.armijo, "armijo", low=0.0, high=1.0, high_open=True)
         _check_real(self.backtrack, "backtrack", low=0.0, high=1.0, high_open=True)
