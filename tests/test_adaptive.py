@@ -158,6 +158,9 @@ def _context(est, X):
         margin_smoothness=0.25,
         initial_loss=math.log(2),
         sampling_rate=q,
+        # The loss-aware "auto" fields (the filter's order reads
+        # iteration_fraction) resolve as in the fit.
+        loss=est._loss,
     )
 
 
@@ -413,10 +416,13 @@ def test_full_batch_hinge_line_search_is_not_the_majority_class():
             schedule=LineSearchSchedule(sampling_rate=1.0), random_state=seed, **kwargs
         ).fit(X, y)
         assert new.score(X, y) > majority + 0.08
-        # The earlier defaults (C_obj = 1, eta_0 = 2 / M = 1 here) stay near
-        # the majority class: what the defaults fixed.
+        # The earlier defaults (C_obj = 1, eta_0 = 2 / M = 1 here, epsilon_iter
+        # = epsilon / 100) stay near the majority class: what the defaults fixed.
         old = LineSearchSchedule(
-            sampling_rate=1.0, objective_clip=1.0, initial_learning_rate=1.0
+            sampling_rate=1.0,
+            objective_clip=1.0,
+            initial_learning_rate=1.0,
+            iteration_fraction=0.01,
         )
         was = DPHuberSVM(schedule=old, random_state=seed, **kwargs).fit(X, y)
         assert was.score(X, y) < majority + 0.03

@@ -209,7 +209,27 @@ def test_objective_clip_auto_is_the_papers_except_full_batch_hinge():
         assert explicit.resolved_objective_clip(_hinge_context()) == float(clip)
 
 
+def test_iteration_fraction_auto_is_the_papers_except_full_batch_hinge():
+    assert LineSearchSchedule().iteration_fraction == "auto"
+    for q in (0.1, 1.0):
+        for loss in (None, "logistic", "squared", "huber"):
+            ctx = _hinge_context(q, loss)
+            schedule = LineSearchSchedule(sampling_rate=q)
+            assert schedule.resolved_iteration_fraction(ctx) == 0.01
+    assert LineSearchSchedule().resolved_iteration_fraction(_hinge_context(0.1)) == 0.01
+    full = LineSearchSchedule(sampling_rate=1.0)
+    assert full.resolved_iteration_fraction(_hinge_context()) == 0.003
+    explicit = LineSearchSchedule(sampling_rate=1.0, iteration_fraction=0.01)
+    assert explicit.resolved_iteration_fraction(_hinge_context()) == 0.01
+    # The filter's order is planned from the fraction the run uses.
+    assert full._nominal_iteration(_hinge_context()) == LineSearchSchedule(
+        sampling_rate=1.0, iteration_fraction=0.003
+    )._nominal_iteration(_hinge_context())
+
+
 def test_objective_clip_validation():
+    with pytest.raises(ValueError, match="iteration_fraction must be 'auto'"):
+        LineSearchSchedule(iteration_fraction="paper")
     with pytest.raises(ValueError, match="objective_clip must be 'auto'"):
         LineSearchSchedule(objective_clip="fixed")
     with pytest.raises(ValueError, match="objective_clip"):

@@ -172,7 +172,7 @@ def dp_blsgd(oracle, schedule, context, *, max_updates, initial=None, verbose=0)
     q = oracle.sampling_rate
     batch = q * oracle.n_samples  # public divisor of the sums
     alpha = context.alpha
-    eps_iter = context.epsilon * schedule.iteration_fraction
+    eps_iter = context.epsilon * schedule.resolved_iteration_fraction(context)
     eps_bt = eps_iter if schedule.noise == "laplace" else 0.5 * eps_iter**2
     rho_grad = 0.5 * eps_iter**2
     eta0 = schedule.resolved_initial_learning_rate(context)
