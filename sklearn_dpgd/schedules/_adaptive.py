@@ -311,10 +311,11 @@ class LineSearchSchedule(AdaptiveSchedule):
         (:meth:`resolved_iteration_fraction`): the paper's 0.01, except 0.003 for
         the full-batch DP-BLGD with the Huber hinge, which needs more updates: on
         Bank (unit-norm rows, 5 seeds) its runs stayed at the majority class
-        from epsilon 1 with 0.01 (0.8832 / 0.8830 at 1 / 1.6) and reached 0.894
-        with 0.003 (noise-free, with unclipped gradients, 150 updates left it at
-        the majority class, 600 reached 0.894); on Adult 0.003 gained up to 0.7
-        points from epsilon 0.4. The earlier default is
+        from epsilon 1 with 0.01 (0.8832 / 0.8830 at 1 / 1.6) and reached
+        0.893-0.894 with 0.003 at 0.1 to 1.6 (noise-free, with unclipped
+        gradients, 150 updates left it at the majority class, 600 reached
+        0.894); on Adult 0.003 gained 0.5-0.7 points from epsilon 0.4 and lost
+        0.3 at 0.1. The earlier default is
         ``iteration_fraction=0.01``.
     objective_clip : float or "auto", default="auto"
         ``C_obj`` > 0 (Sec. IV-A, objective clipping after Thm 1; Sec. V-D): each
