@@ -13,9 +13,12 @@ with ``--model huber``, the Huber SVM with ``h = 0.5`` (Fig. 4, Sec. V-C):
 - ``--protocol paper`` (default): categorical columns one-hot encoded, numeric ones
   min-max scaled to [0, 1] (Sec. V-B; no row normalisation, so rows have norm up to
   ``sqrt(n_columns)``); ``C_grad = 3``, ``C_obj = 1`` (Sec. V-D); L2 penalty
-  ``mu = 0.001`` (Sec. V-A); ``delta = 1e-8``; the epsilons of Lee & Kifer's protocol
-  (KDD 2018), which the paper follows. ``--protocol unit`` adds the unit-norm rows
-  of the package's other benchmarks (``paper_preprocessor``) with ``C_grad = 1``.
+  ``mu = 0.001`` (Sec. V-A; the full-batch DP-BLGD of ``--model huber`` takes
+  ``LineSearchSchedule``'s own defaults there: ``C_obj = 5``, ``eta_0 = 8 / M``,
+  ``epsilon_iter = 0.003 epsilon``); ``delta = 1e-8``; the epsilons of Lee &
+  Kifer's protocol (KDD 2018), which the paper follows. ``--protocol unit`` adds
+  the unit-norm rows of the package's other benchmarks (``paper_preprocessor``)
+  with ``C_grad = 1``.
 - Evaluation: the paper averages 10-fold cross-validation and 5 runs (Sec. V-B).
   ``--folds 0`` (default) uses one split instead (Adult: its standard train/test
   files; Bank: stratified 80/20, ``random_state=0``), ``--folds k`` k-fold CV on all
@@ -206,7 +209,8 @@ def main():
         split = f"{args.folds}-fold CV" if args.folds else "one split"
         header = (
             f"{args.model}, protocol={args.protocol}, "
-            f"eta0={args.eta0 or '2/M'}, {split}, "
+            f"eta0={args.eta0 or 'auto (2/M; 8/M for the full-batch hinge)'}, "
+            f"{split}, "
             f"{args.seeds} seeds, delta={DELTA:g}, "
             f"{time.perf_counter() - start:.0f} s"
         )

@@ -14,6 +14,7 @@ from sklearn_dpgd._engine._kernels import (
     clipped_objective_along_csr,
 )
 from sklearn_dpgd._engine._losses import LOSS_CODES
+from sklearn_dpgd._engine._oracle import PrivateGradientOracle
 from sklearn_dpgd._public_size import count_noise_multiplier
 from sklearn_dpgd.accounting import (
     GaussianSteps,
@@ -130,7 +131,13 @@ def test_fit_never_overspends_and_learns(schedule, Estimator, binary):
     assert est.ledger_[0] == GaussianSteps(
         count_noise_multiplier(gdp_mu(1.0, 1e-6)), 1.0, 1
     )
-    assert est.noise_multipliers_.shape == (n_gauss - 1,)
+    # A full-batch fit ends with the count of its predicted classes, run on what
+    # the filter left (when that affords it): in the ledger, not a training step
+    # (training ends with a selection or a search).
+    n_check = int(
+        schedule.sampling_rate == 1.0 and isinstance(est.ledger_[-1], GaussianSteps)
+    )
+    assert est.noise_multipliers_.shape == (n_gauss - 1 - n_check,)
     assert est.score(X, y) > 0.75
 
 
@@ -151,6 +158,9 @@ def _context(est, X):
         margin_smoothness=0.25,
         initial_loss=math.log(2),
         sampling_rate=q,
+        # The loss-aware "auto" fields (the filter's order reads
+        # iteration_fraction) resolve as in the fit.
+        loss=est._loss,
     )
 
 
@@ -381,3 +391,102 @@ def test_variant_fit_within_budget_and_reproducible(schedule):
     spent = sum(filt.cost(r) for r in est.ledger_)
     assert 0.5 * filt.budget <= spent <= filt.budget * (1 + 1e-12)
     np.testing.assert_array_equal(clone(est).fit(X, y).coef_, a)
+
+
+# ------------------------------------- DP-BLGD with the Huber hinge (issue 31, 5)
+
+
+def _adult_like(n=3000, d=10, scale=30.0, shift=5.0, seed=0):
+    # Positive unit-norm rows and a rare positive class (about 19%): like Adult
+    # (24%), where the full-batch hinge line search returned the majority class.
+    rng = np.random.default_rng(seed)
+    X = np.abs(rng.standard_normal((n, d)))
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    z = scale * (X @ rng.standard_normal(d)) - shift
+    y = (rng.random(n) < 1.0 / (1.0 + np.exp(-z))).astype(int)
+    return X, y
+
+
+def test_full_batch_hinge_line_search_is_not_the_majority_class():
+    X, y = _adult_like()
+    majority = max(y.mean(), 1.0 - y.mean())
+    kwargs = {"epsilon": 1.0, "classes": [0, 1], "utility_diagnostics": False}
+    for seed in range(2):
+        new = DPHuberSVM(
+            schedule=LineSearchSchedule(sampling_rate=1.0), random_state=seed, **kwargs
+        ).fit(X, y)
+        assert new.score(X, y) > majority + 0.08
+        # The earlier defaults (C_obj = 1, eta_0 = 2 / M = 1 here, epsilon_iter
+        # = epsilon / 100) stay near the majority class: what the defaults fixed.
+        old = LineSearchSchedule(
+            sampling_rate=1.0,
+            objective_clip=1.0,
+            initial_learning_rate=1.0,
+            iteration_fraction=0.01,
+        )
+        was = DPHuberSVM(schedule=old, random_state=seed, **kwargs).fit(X, y)
+        assert was.score(X, y) < majority + 0.03
+
+
+@pytest.mark.parametrize("neighboring, factor", [("add_remove", 1.0), ("replace", 2.0)])
+def test_search_noise_follows_the_resolved_objective_clip(
+    monkeypatch, neighboring, factor
+):
+    seen = []
+    sensitivity = PrivateGradientOracle._objective_sensitivity
+
+    def spy(self, objective_clip):
+        value = sensitivity(self, objective_clip)
+        seen.append((float(objective_clip), value))
+        return value
+
+    monkeypatch.setattr(PrivateGradientOracle, "_objective_sensitivity", spy)
+    X, y = _adult_like(n=600)
+    for Estimator, clip in ((DPHuberSVM, 5.0), (DPLogisticRegression, 1.0)):
+        seen.clear()
+        Estimator(
+            epsilon=1.0,
+            schedule=LineSearchSchedule(sampling_rate=1.0),
+            neighboring=neighboring,
+            classes=[0, 1],
+            random_state=0,
+            utility_diagnostics=False,
+        ).fit(X, y)
+        # Every search sums min(l_i, C_obj) and is noised at C_obj per row
+        # (2 C_obj under replace-one), C_obj the value the run used.
+        assert seen and set(seen) == {(clip, factor * clip)}
+
+
+@pytest.mark.parametrize(
+    "Estimator, schedule, same",
+    [
+        # The logistic loss at full batch: "auto" is the old C_obj and eta_0.
+        (
+            DPLogisticRegression,
+            LineSearchSchedule(sampling_rate=1.0),
+            LineSearchSchedule(
+                sampling_rate=1.0, objective_clip=1.0, initial_learning_rate=4.0
+            ),
+        ),
+        # The hinge, subsampled: unchanged too.
+        (
+            DPHuberSVM,
+            LineSearchSchedule(),
+            LineSearchSchedule(objective_clip=1.0, initial_learning_rate=1.0),
+        ),
+    ],
+)
+def test_auto_line_search_is_unchanged_off_the_full_batch_hinge(
+    Estimator, schedule, same
+):
+    # 2 / M = 2 / (s (data_norm^2 + 1)) with alpha = 0 here: 4 (s = 1/4), 1 (s = 1).
+    X, y = _adult_like(n=600)
+    fits = [
+        Estimator(
+            epsilon=1.0, alpha=0.0, schedule=s, classes=[0, 1], random_state=4
+        ).fit(X, y)
+        for s in (schedule, same)
+    ]
+    np.testing.assert_array_equal(fits[0].coef_, fits[1].coef_)
+    np.testing.assert_array_equal(fits[0].intercept_, fits[1].intercept_)
+    assert fits[0].ledger_ == fits[1].ledger_

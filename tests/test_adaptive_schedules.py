@@ -177,3 +177,77 @@ def test_initial_learning_rate_from_public_constants():
     assert LineSearchSchedule(initial_learning_rate=0.3).resolved_initial_learning_rate(
         ctx
     ) == pytest.approx(0.3)
+
+
+def _hinge_context(sampling_rate=1.0, loss="huber_hinge"):
+    # DPHuberSVM at h = 0.5: margin smoothness 1 / (2 h), loss 1 at margin 0.
+    return dataclasses.replace(
+        _context(sampling_rate=sampling_rate),
+        margin_smoothness=1.0,
+        initial_loss=1.0,
+        loss=loss,
+    )
+
+
+def test_objective_clip_auto_is_the_papers_except_full_batch_hinge():
+    assert LineSearchSchedule().objective_clip == "auto"
+    for q in (0.1, 1.0):
+        schedule = LineSearchSchedule(sampling_rate=q)
+        # Chen & Lee's C_obj = 1 for every other loss and for subsampled runs.
+        for loss in (None, "logistic", "squared", "huber"):
+            ctx = _hinge_context(q, loss)
+            assert schedule.resolved_objective_clip(ctx) == 1.0
+    hinge = _hinge_context(0.1)
+    assert LineSearchSchedule().resolved_objective_clip(hinge) == 1.0
+    # Full batch with the hinge: the clip sits well above its loss at margin 0.
+    full = LineSearchSchedule(sampling_rate=1.0)
+    assert full.resolved_objective_clip(_hinge_context()) == 5.0
+    assert _adaptive_schedules.HINGE_FULL_BATCH_OBJECTIVE_CLIP == 5.0
+    # An explicit value is the value, whatever the loss (the old default too).
+    for clip in (1.0, 2):
+        explicit = LineSearchSchedule(sampling_rate=1.0, objective_clip=clip)
+        assert explicit.resolved_objective_clip(_hinge_context()) == float(clip)
+
+
+def test_iteration_fraction_auto_is_the_papers_except_full_batch_hinge():
+    assert LineSearchSchedule().iteration_fraction == "auto"
+    for q in (0.1, 1.0):
+        for loss in (None, "logistic", "squared", "huber"):
+            ctx = _hinge_context(q, loss)
+            schedule = LineSearchSchedule(sampling_rate=q)
+            assert schedule.resolved_iteration_fraction(ctx) == 0.01
+    assert LineSearchSchedule().resolved_iteration_fraction(_hinge_context(0.1)) == 0.01
+    full = LineSearchSchedule(sampling_rate=1.0)
+    assert full.resolved_iteration_fraction(_hinge_context()) == 0.003
+    explicit = LineSearchSchedule(sampling_rate=1.0, iteration_fraction=0.01)
+    assert explicit.resolved_iteration_fraction(_hinge_context()) == 0.01
+    # The filter's order is planned from the fraction the run uses.
+    assert full._nominal_iteration(_hinge_context()) == LineSearchSchedule(
+        sampling_rate=1.0, iteration_fraction=0.003
+    )._nominal_iteration(_hinge_context())
+
+
+def test_objective_clip_validation():
+    with pytest.raises(ValueError, match="iteration_fraction must be 'auto'"):
+        LineSearchSchedule(iteration_fraction="paper")
+    with pytest.raises(ValueError, match="objective_clip must be 'auto'"):
+        LineSearchSchedule(objective_clip="fixed")
+    with pytest.raises(ValueError, match="objective_clip"):
+        LineSearchSchedule(objective_clip=0.0)
+    with pytest.raises(TypeError, match="objective_clip"):
+        LineSearchSchedule(objective_clip=None)
+
+
+def test_full_batch_hinge_first_step_is_four_times_two_over_m():
+    M = 1.0 * (1.0**2 + 1) + 0.01  # (1 / (2 h)) (data_norm^2 + 1) + alpha
+    full = LineSearchSchedule(sampling_rate=1.0)
+    assert full.resolved_initial_learning_rate(_hinge_context()) == pytest.approx(8 / M)
+    assert LineSearchSchedule().resolved_initial_learning_rate(
+        _hinge_context(0.1)
+    ) == pytest.approx(2 / M)
+    # The logistic loss keeps 2 / M at full batch; an explicit eta_0 is kept.
+    assert full.resolved_initial_learning_rate(_context()) == pytest.approx(
+        2 / (0.25 * 2 + 0.01)
+    )
+    explicit = LineSearchSchedule(sampling_rate=1.0, initial_learning_rate=1.0)
+    assert explicit.resolved_initial_learning_rate(_hinge_context()) == 1.0

@@ -17,8 +17,15 @@ from sklearn_dpgd import (
     PrivacyLeakWarning,
     UtilityWarning,
 )
-from sklearn_dpgd.accounting import GaussianPrivacyFilter, gdp_mu
+from sklearn_dpgd.accounting import (
+    FixedOrderRenyiFilter,
+    GaussianPrivacyFilter,
+    GaussianSteps,
+    gdp_mu,
+    ledger_epsilon,
+)
 from sklearn_dpgd.linear_model import _utility
+from sklearn_dpgd.schedules import AdaptiveStepSchedule, LineSearchSchedule
 
 
 @pytest.fixture(autouse=True)
@@ -220,3 +227,74 @@ def test_utility_diagnostics_must_be_a_bool():
     X, y = load_breast_cancer(return_X_y=True)
     with pytest.raises(ValueError, match="utility_diagnostics"):
         DPLogisticRegression(classes=[0, 1], utility_diagnostics="yes").fit(X, y)
+
+
+def _noise_labels(n=2000, d=5, rate=0.05, seed=0):
+    # Labels independent of the rows: any model is the majority-class guess.
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d))
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    return X, (rng.random(n) < rate).astype(int)
+
+
+@pytest.mark.parametrize(
+    "schedule", [LineSearchSchedule(sampling_rate=1.0), AdaptiveStepSchedule()]
+)
+def test_collapsed_adaptive_fit_warns_on_what_its_filter_left(schedule):
+    X, y = _noise_labels()
+    kwargs = {"epsilon": 1.0, "delta": 1e-6, "classes": [0, 1], "random_state": 0}
+    on = DPLogisticRegression(schedule=schedule, **kwargs)
+    caught = _utility_warnings(on, X, y)
+    assert np.all(on.predict(X) == 0)
+    assert any("one class for almost every" in str(w.message) for w in caught)
+    off = DPLogisticRegression(schedule=schedule, utility_diagnostics=False, **kwargs)
+    off.fit(X, y)
+    # The check ran after training, on the budget it left: the training is the
+    # same (noise draws included), and the filter recorded one more Gaussian
+    # step, at the usual noise or what the remainder affords (at most 4x).
+    np.testing.assert_array_equal(on.coef_, off.coef_)
+    np.testing.assert_array_equal(on.noise_multipliers_, off.noise_multipliers_)
+    assert on.ledger_[:-1] == off.ledger_
+    (check,) = on.ledger_[-1:]
+    z = _utility.diagnostics_noise_multiplier(gdp_mu(1.0, 1e-6))
+    assert isinstance(check, GaussianSteps) and check.count == 1
+    assert z <= check.noise_multiplier <= _utility.SLACK_NOISE_LIMIT * z
+    # Within the fit's guarantee, which is unchanged.
+    assert on.epsilon_ == off.epsilon_ == 1.0
+    assert ledger_epsilon(on.ledger_, 1e-6) <= 1.0 + 1e-9
+
+
+def test_adaptive_check_is_silent_on_a_useful_model():
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((5000, 10))
+    y = (X @ rng.standard_normal(10) > 0).astype(int)
+    X = StandardScaler().fit_transform(X) / math.sqrt(10)
+    ran = 0
+    for seed in range(4):
+        clf = DPHuberSVM(
+            epsilon=1.0,
+            schedule=LineSearchSchedule(sampling_rate=1.0),
+            classes=[0, 1],
+            random_state=seed,
+        )
+        assert _utility_warnings(clf, X, y) == []
+        assert clf.score(X, y) > 0.85
+        # The check ran when what the filter left afforded it.
+        ran += isinstance(clf.ledger_[-1], GaussianSteps)
+    assert ran >= 2
+
+
+def test_slack_noise_multiplier_spends_at_most_what_is_left():
+    z, order = 10.0, 8.0
+    cost = FixedOrderRenyiFilter(5.0, 1e-6, order).cost(GaussianSteps(z))
+    # What is left, in units of the usual check's cost -> the multiplier used.
+    for left, expected in ((2.0, z), (0.25, 2.0 * z), (1 / 20, None), (0.0, None)):
+        privacy_filter = FixedOrderRenyiFilter(5.0, 1e-6, order)
+        spend = (privacy_filter.budget - left * cost) * (1 - 1e-12)
+        privacy_filter.charge(GaussianSteps(math.sqrt(order / (2 * spend))))
+        got = _utility.slack_noise_multiplier(privacy_filter, z)
+        if expected is None:
+            assert got is None  # over SLACK_NOISE_LIMIT times the usual noise
+        else:
+            assert got == pytest.approx(expected)
+            assert privacy_filter.cost(GaussianSteps(got)) <= privacy_filter.remaining()

@@ -172,11 +172,11 @@ def dp_blsgd(oracle, schedule, context, *, max_updates, initial=None, verbose=0)
     q = oracle.sampling_rate
     batch = q * oracle.n_samples  # public divisor of the sums
     alpha = context.alpha
-    eps_iter = context.epsilon * schedule.iteration_fraction
+    eps_iter = context.epsilon * schedule.resolved_iteration_fraction(context)
     eps_bt = eps_iter if schedule.noise == "laplace" else 0.5 * eps_iter**2
     rho_grad = 0.5 * eps_iter**2
     eta0 = schedule.resolved_initial_learning_rate(context)
-    clip, c_obj = context.clip_norm, schedule.objective_clip
+    clip, c_obj = context.clip_norm, schedule.resolved_objective_clip(context)
     theta = initial_iterate(oracle.n_outputs, d, initial)
     chosen, omega = [], []
     theta_bar = 0.5 * math.pi

@@ -24,6 +24,7 @@ def solve(
     fit_intercept,
     delta,
     class_count_multiplier=None,
+    diagnose=None,
 ):
     """Run an adaptive strategy under its Rényi filter.
 
@@ -52,6 +53,10 @@ def solve(
     class_count_multiplier : float or None, default=None
         Noise multiplier of the class counts of ``class_weight="balanced"``,
         which ran after the row count; None if they did not run.
+    diagnose : callable or None, default=None
+        ``diagnose(coef, intercept, privacy_filter=...)``, run after training on
+        the same filter (the utility check of ``linear_model/_utility.py``; it
+        charges the filter before it reads a row, from what training left).
 
     Returns
     -------
@@ -72,8 +77,12 @@ def solve(
         initial=initial,
         verbose=verbose,
     )
+    # The training's own steps: after the counts, before any diagnostic.
+    trained = privacy_filter.noise_multipliers[len(counts) :]
     d = context.n_features
     coef, intercept = model_arrays(theta[:, :d], theta[:, d], dtype, fit_intercept)
+    if diagnose is not None:
+        diagnose(coef, intercept, privacy_filter=privacy_filter)
     return FitResult(
         coef=coef,
         intercept=intercept,
@@ -84,5 +93,5 @@ def solve(
         public_n_samples=context.n_samples,
         n_iter=int(learning_rates.shape[0]),
         learning_rates=learning_rates,
-        noise_multipliers=privacy_filter.noise_multipliers[len(counts) :],
+        noise_multipliers=trained,
     )

@@ -377,6 +377,7 @@ class _BaseDPLinearModel(NotFittedAttributesMixin, BaseEstimator):
         diagnostics, mu_train = utility_checks(
             self, X, n_outputs=n_outputs, mu=mu, mu_train=mu_train,
             adaptive=adaptive, rng=rng, n_samples=m,
+            sampling_rate=schedule.sampling_rate if adaptive else 1.0,
         )  # fmt: skip
         calibrate, normalized, context = self._setting(
             schedule, mu, mu_train, z_count, m, X.shape[1], n_outputs
@@ -411,6 +412,7 @@ class _BaseDPLinearModel(NotFittedAttributesMixin, BaseEstimator):
                 dtype=X.dtype,
                 fit_intercept=self.fit_intercept,
                 delta=self.delta,
+                diagnose=diagnostics[1] if diagnostics else None,
             )
             ledger_charge.settle(planned)
         else:
@@ -564,6 +566,7 @@ class _BaseDPLinearModel(NotFittedAttributesMixin, BaseEstimator):
             initial_loss=initial_loss,
             sampling_rate=sampling_rate,
             accountant=self._planning_accountant(schedule),
+            loss=self._loss,
         )
         return calibrate, normalized, context
 

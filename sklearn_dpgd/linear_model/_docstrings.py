@@ -236,7 +236,10 @@ _PARAMS_OPTIMISER = """\
         ``sqrt(0.99)`` of its ``mu`` and ``epsilon_`` is unchanged. False gives
         their share to the training. They run on full-batch fits with a
         data-independent schedule (Dask input included; not with
-        ``batch_size``, adaptive schedules or ``solver="snowball"``). A free
+        ``batch_size`` or ``solver="snowball"``). Full-batch adaptive schedules
+        run the count of predicted classes only, on what their privacy filter
+        left when training stopped (their training is unchanged), and skip it
+        when that affords no better than 4 times the usual noise. A free
         check from public quantities (``mu m / d'`` below a measured threshold) warns
         either way (user guide, "Getting good accuracy")."""
 

@@ -36,7 +36,15 @@ The private checks are Gaussian mechanisms charged to the fit's privacy filter
 before they read a row, on a public share :data:`DIAGNOSTICS_SHARE` of the
 fit's ``mu^2`` (half each) taken from the training's share, so the fit's total
 ``epsilon_`` is unchanged (Dong, Roth & Su, "Gaussian differential privacy",
-JRSS-B 2022: GDP composes as ``mu^2 = sum mu_i^2``). Sensitivities: a count of
+JRSS-B 2022: GDP composes as ``mu^2 = sum mu_i^2``). A full-batch adaptive fit
+(DP-AGD, DP-BLGD) runs the count of predicted classes only, on the budget its
+Rényi filter has left when the strategy stops (less than one iteration, so its
+training is exactly that of a fit without the check), at the larger of the usual
+noise multiplier and the one that remainder affords; it skips the check when
+that would be more than :data:`SLACK_NOISE_LIMIT` times the usual (the warning's
+threshold grows with the noise, so a noisier check would flag useful models).
+The filter, at its fixed order, refuses the check if it would overspend
+(Feldman & Zrnic, NeurIPS 2021). Sensitivities: a count of
 rows meeting a condition changes by at most 1 when a row is added, removed or
 replaced; the histogram of predicted classes by 1 in L2 under add/remove and
 by ``sqrt(2)`` under replace-one (one row leaves a class, enters another).
@@ -60,9 +68,11 @@ __all__ = [
     "MINORITY_SHARE",
     "ROW_NORM_LIMIT",
     "SIGNAL_THRESHOLD",
+    "SLACK_NOISE_LIMIT",
     "check_predictions",
     "check_row_norms",
     "noisy_class_counts",
+    "slack_noise_multiplier",
     "diagnostics_noise_multiplier",
     "horizon_unit",
     "utility_checks",
@@ -79,6 +89,9 @@ SIGNAL_THRESHOLD = 0.5
 ROW_NORM_LIMIT = 100.0
 #: Warn when fewer than this share of the rows are predicted outside the top class.
 MINORITY_SHARE = 0.02
+#: An adaptive fit's check of the predicted classes runs on what its filter has
+#: left only if that affords a noise multiplier at most this many times the usual.
+SLACK_NOISE_LIMIT = 4.0
 # L2 sensitivity of the histogram of predicted classes: one row added or
 # removed changes one count by 1; replaced, it moves between two counts.
 _HISTOGRAM_SENSITIVITY = {"add_remove": 1.0, "replace": math.sqrt(2.0)}
@@ -100,6 +113,36 @@ def diagnostics_noise_multiplier(mu):
         sensitivity), the two together ``sqrt(DIAGNOSTICS_SHARE) mu``.
     """
     return 1.0 / (math.sqrt(DIAGNOSTICS_SHARE / 2.0) * mu)
+
+
+def slack_noise_multiplier(privacy_filter, noise_multiplier):
+    """The noise multiplier a full-batch Gaussian check can run at on what is left.
+
+    Parameters
+    ----------
+    privacy_filter : FixedOrderRenyiFilter
+        An adaptive fit's filter after training.
+    noise_multiplier : float
+        The usual multiplier (:func:`diagnostics_noise_multiplier`).
+
+    Returns
+    -------
+    z : float or None
+        ``noise_multiplier`` if the remaining budget covers it; else the
+        multiplier that spends the remainder (a Gaussian step's RDP scales as
+        ``1 / z^2``), if at most :data:`SLACK_NOISE_LIMIT` times
+        ``noise_multiplier``; else None (the check does not run).
+    """
+    remaining = privacy_filter.remaining()
+    cost = privacy_filter.cost(GaussianSteps(noise_multiplier))
+    if cost <= remaining:
+        return noise_multiplier
+    if remaining <= 0.0:
+        return None
+    z = noise_multiplier * math.sqrt(cost / remaining) * (1.0 + 1e-9)
+    if z > SLACK_NOISE_LIMIT * noise_multiplier:
+        return None
+    return z if privacy_filter.cost(GaussianSteps(z)) <= remaining else None
 
 
 def horizon_unit(mu, n_samples, n_features, n_outputs, fit_intercept):
@@ -302,7 +345,9 @@ def check_predictions(
     return counts
 
 
-def utility_checks(est, X, *, n_outputs, mu, mu_train, adaptive, rng, n_samples):
+def utility_checks(
+    est, X, *, n_outputs, mu, mu_train, adaptive, rng, n_samples, sampling_rate=1.0
+):
     """Run the free check; plan the private diagnostics of a gradient-descent fit.
 
     Parameters
@@ -320,19 +365,22 @@ def utility_checks(est, X, *, n_outputs, mu, mu_train, adaptive, rng, n_samples)
     rng : numpy.random.Generator or SecureGenerator
     n_samples : int
         The public size ``m``.
+    sampling_rate : float, default=1.0
+        The adaptive schedule's sampling rate (1.0 for other schedules).
 
     Returns
     -------
     hooks : tuple (before, after) or None
         ``before(privacy_filter=..., clip_norm=...)`` (the unscaled-row count,
-        run on the training's filter before the steps) and ``after(coef,
-        intercept, privacy_filter=...)`` (the predicted classes, after them);
-        None when ``utility_diagnostics=False`` or the fit is not full-batch
-        with a data-independent schedule (subsampled and adaptive fits spend
-        the whole budget on training; Dask input is counted chunk by chunk).
+        run on the training's filter before the steps; None for adaptive fits)
+        and ``after(coef, intercept, privacy_filter=...)`` (the predicted
+        classes, after them; for adaptive fits on what the filter has left,
+        :func:`slack_noise_multiplier`); None when ``utility_diagnostics=False``
+        or the fit is not full-batch (subsampled fits spend the whole budget on
+        training; Dask input is counted chunk by chunk).
     mu_train : float
         The training's GDP budget, less :data:`DIAGNOSTICS_SHARE` of ``mu^2``
-        when the diagnostics run.
+        when the diagnostics of a data-independent schedule run.
     """
     if is_regressor(est):
         # Both checks are calibrated on classifiers (the majority class is their
@@ -348,9 +396,30 @@ def utility_checks(est, X, *, n_outputs, mu, mu_train, adaptive, rng, n_samples)
     )
     # Full batch: no batch_size, or one that samples every row (rate 1).
     full_batch = est.batch_size is None or est.batch_size >= n_samples
-    if not (est.utility_diagnostics and not adaptive and full_batch):
+    if not (est.utility_diagnostics and full_batch and sampling_rate >= 1.0):
         return None, mu_train
     z = diagnostics_noise_multiplier(mu)
+    if adaptive:
+        # The strategy spends its filter until the next iteration no longer
+        # fits: the check runs on the remainder, after training, which it leaves
+        # as it is (same budget, same noise draws).
+        def after_adaptive(coef, intercept, *, privacy_filter):
+            z_left = slack_noise_multiplier(privacy_filter, z)
+            if z_left is None:
+                return None
+            return check_predictions(
+                X,
+                coef,
+                intercept,
+                neighboring=est.neighboring,
+                privacy_filter=privacy_filter,
+                noise_multiplier=z_left,
+                rng=rng,
+                n_samples=n_samples,
+                stacklevel=7,
+            )
+
+        return (None, after_adaptive), mu_train
     common = {"noise_multiplier": z, "rng": rng, "n_samples": n_samples}
 
     def before(*, privacy_filter, clip_norm):

@@ -74,6 +74,11 @@ class ScheduleContext:
         The accountant Poisson-subsampled steps are calibrated with: privacy-loss
         distributions (tight; Doroshenko et al. 2022) or Rényi DP (Mironov, Talwar
         & Zhang 2019). Full-batch steps always use the exact GDP closed form.
+    loss : str or None, default=None
+        Name of the training loss (``"logistic"``, ``"huber_hinge"``,
+        ``"squared"``, ``"huber"``), a public choice; None if unknown. Read only
+        by the loss-aware ``"auto"`` rules of
+        :class:`~sklearn_dpgd.schedules.LineSearchSchedule`.
     """
 
     epsilon: float
@@ -89,6 +94,7 @@ class ScheduleContext:
     initial_loss: float
     sampling_rate: float = 1.0
     accountant: str = "pld"
+    loss: str | None = None
 
     @property
     def gradient_dim(self):
