@@ -237,47 +237,63 @@ def test_a_parallel_twin_to_compile_waits_for_the_serial_one_to_run_as_long(
     assert _chosen(monkeypatch, ready, calls=4) == [2, 2, 1, 1]
 
 
+_TINY = textwrap.dedent(
+    """
+    from numba import prange
+
+
+    def total(x):
+        s = 0.0
+        for i in prange(x.shape[0]):
+            s += x[i]
+        return s
+    """
+)
+
 _READY = textwrap.dedent(
     """
     import json
+    import sys
     import numpy as np
-    from sklearn_dpgd._engine import _kernels
-    from sklearn_dpgd._engine._losses import LOGISTIC
+    from sklearn_dpgd._engine import _kernels, _threads
+    import tiny
 
     X = np.random.default_rng(0).standard_normal((50, 4))
     y = (X[:, 0] > 0).astype(np.int64)
     norms = np.hypot(np.linalg.norm(X, axis=1), 1.0)
     kernel = _kernels.clipped_gradient_sum
-
-
-    def args(K):
-        return (X, y, np.zeros((K, 4)), np.zeros(K), norms, None, True, 1.0,
-                LOGISTIC, 0.5, None)
-
-
-    kernel(*args(1))  # a binary call: runs (and compiles) the binary serial twin
-    before = [kernel.parallel_ready(args(1)), kernel.parallel_ready(args(3))]
-    kernel.parallel(*args(1))
+    args = (X, y, np.zeros((1, 4)), np.zeros(1), norms, None, True, 1.0, 0, 0.5, None)
+    kernel(*args)  # a binary call: runs (and compiles) the binary serial twin
     compiled = [
         len(kernel.binary.serial.signatures),
         len(kernel.multiclass.serial.signatures),
         len(kernel.multiclass.parallel.signatures),
+        len(kernel.binary.parallel.signatures),
     ]
-    print(json.dumps([before, kernel.parallel_ready(args(1)), compiled]))
+    small = _threads._Kernel(tiny.total, {}, work=lambda x: x.size)
+    before = small.parallel_ready((X[0],))
+    if sys.argv[1] == "compile":
+        small.parallel(X[0])
+    print(json.dumps([compiled, before, small.parallel_ready((X[0],))]))
     """
 )
 
 
 def test_a_binary_fit_compiles_no_multiclass_kernel_and_the_cache_is_read(tmp_path):
-    # Fresh processes with an empty Numba cache: the first compiles the binary
-    # twins only; the second finds the parallel twin in the cache.
-    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
+    # Fresh processes. The first runs a binary sum (and compiles or loads its
+    # serial twin only), then compiles a small parallel kernel, new to the cache
+    # (Numba keys its cache by the source file's path); the second finds that
+    # kernel in the cache before compiling anything.
+    (tmp_path / "tiny.py").write_text(_TINY)
+    env = dict(os.environ)
     root = str(Path(sklearn_dpgd.__file__).resolve().parents[1])
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, env.get("PYTHONPATH")]))
+    env["PYTHONPATH"] = os.pathsep.join(
+        filter(None, [root, str(tmp_path), env.get("PYTHONPATH")])
+    )
     runs = []
-    for _ in range(2):
+    for action in ("compile", "check"):
         proc = subprocess.run(
-            [sys.executable, "-W", "ignore", "-c", _READY],
+            [sys.executable, "-W", "ignore", "-c", _READY, action],
             capture_output=True,
             text=True,
             env=env,
@@ -285,8 +301,8 @@ def test_a_binary_fit_compiles_no_multiclass_kernel_and_the_cache_is_read(tmp_pa
         )
         assert proc.returncode == 0, proc.stderr[-3000:]
         runs.append(json.loads(proc.stdout.strip().splitlines()[-1]))
-    assert runs[0] == [[False, False], True, [1, 0, 0]]
-    assert runs[1] == [[True, False], True, [1, 0, 0]]
+    assert runs[0] == [[1, 0, 0, 0], False, True]
+    assert runs[1] == [[1, 0, 0, 0], True, True]
 
 
 def test_one_thread_at_a_time_runs_a_parallel_kernel(two_threads):
