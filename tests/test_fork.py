@@ -184,8 +184,9 @@ _PARALLEL_THEN_FORK = textwrap.dedent(
 
     warnings.simplefilter("ignore")  # the fixed seed's PrivacyLeakWarning
     from sklearn_dpgd import DPLogisticRegression
-    from sklearn_dpgd._engine import _kernels
+    from sklearn_dpgd._engine import _kernels, _threads
 
+    _threads.PARALLEL_COMPILE_AFTER = 0.0  # the parallel twins at once, even uncached
     chosen = numba.config.THREADING_LAYER
     rng = np.random.default_rng(0)
     # Above the serial threshold: the parent's fit runs the parallel kernels.
@@ -201,6 +202,7 @@ _PARALLEL_THEN_FORK = textwrap.dedent(
 
     reference = fit()
     layer = numba.threading_layer()  # raises if no parallel region ran
+    assert _kernels.clipped_gradient_sum.binary.parallel.signatures  # it ran
     r, w = os.pipe()
     pid = os.fork()
     if pid == 0:

@@ -149,12 +149,16 @@ class _FakeKernel:
     ``wake``: extra cost of a parallel call right after a serial one (its threads
     were asleep)."""
 
-    def __init__(self, cost, clock, wake=0.0, ready=True):
+    def __init__(self, cost, clock, wake=0.0, pays=True):
         self.cost, self.clock, self.calls, self.wake = cost, clock, [], wake
-        self.serial_seconds, self.ready = 0.0, ready
+        self.pays = pays
 
-    def parallel_ready(self, args):
-        return self.ready
+    def parallel_pays(self, args):
+        return self.pays
+
+    def rent(self, args):
+        self.calls.append("rent")
+        return 1
 
     def work(self, *args):
         return _threads.SERIAL_WORK
@@ -217,24 +221,47 @@ def test_thread_chooser_keeps_small_calls_serial():
     assert _threads.ThreadChooser(1).run(_FakeKernel({1: 0.0}, [0.0])) == 1
 
 
+def _identity(x):
+    return x
+
+
 def test_a_parallel_twin_to_compile_waits_for_the_serial_one_to_run_as_long(
     monkeypatch,
 ):
-    # Rent or buy: a parallel twin neither compiled nor cached is first tried once
+    # Rent or buy: a parallel twin neither compiled nor cached is first run once
     # the serial twin has run PARALLEL_COMPILE_AFTER seconds (here 5 calls of 1.0;
-    # a fit's first call, which may compile, is not counted), then the chooser
-    # warms up as usual. The count is the kernel's, across fits of the process.
+    # the first call of a kind of arguments, which may compile, is not counted).
+    # The count is the kernel's, across fits of the process.
     monkeypatch.setattr(_threads, "PARALLEL_COMPILE_AFTER", 5.0)
-    kernel = _FakeKernel({1: 1.0, 2: 0.5}, [0.0], ready=False)
-    calls = _chosen(monkeypatch, kernel, calls=12)
-    assert calls == [1] * 6 + [2, 2, 1, 1, 2, 2]
-    assert kernel.serial_seconds == 5.0
-    calls.clear()  # the next fit of the process buys at once
-    _chosen(monkeypatch, kernel, calls=2)
-    assert calls == [2, 2]
-    # A cached (or already compiled) parallel twin is tried at once.
-    ready = _FakeKernel({1: 1.0, 2: 0.5}, [0.0], ready=True)
-    assert _chosen(monkeypatch, ready, calls=4) == [2, 2, 1, 1]
+    monkeypatch.setattr(_threads, "num_threads", lambda: 2)
+    clock, calls = [0.0], []
+    monkeypatch.setattr(_threads.time, "perf_counter", lambda: clock[0])
+
+    def twin(name, cost):
+        def run(*args):
+            calls.append(name)
+            clock[0] += cost
+
+        return run
+
+    def kernel(ready):
+        k = _threads._Kernel(_identity, {}, work=lambda x: _threads.SERIAL_WORK)
+        k.serial, k.parallel = twin("serial", 1.0), twin("parallel", 0.5)
+        k.parallel_ready = lambda args: ready
+        return k
+
+    k = kernel(ready=False)
+    for _ in range(7):
+        k.run(None, np.zeros(3))
+    assert calls == ["serial"] * 6 + ["parallel"]
+    assert k.serial_seconds == 5.0
+    # A cached (or already compiled) parallel twin is run at once.
+    calls.clear()
+    kernel(ready=True).run(None, np.zeros(3))
+    assert calls == ["parallel"]
+    # ThreadChooser follows the same rule: it rents while the kernel says so.
+    fake = _FakeKernel({1: 1.0, 2: 0.5}, [0.0], pays=False)
+    assert _chosen(monkeypatch, fake, calls=3) == ["rent"] * 3
 
 
 _TINY = textwrap.dedent(
@@ -321,9 +348,10 @@ _CONCURRENT = textwrap.dedent(
 
     import numba
     import numpy as np
-    from sklearn_dpgd._engine import _kernels
+    from sklearn_dpgd._engine import _kernels, _threads
     from sklearn_dpgd._engine._losses import LOGISTIC
 
+    _threads.PARALLEL_COMPILE_AFTER = 0.0  # the parallel twin at once, even uncached
     rng = np.random.default_rng(0)
     X = rng.standard_normal((_kernels.SERIAL_WORK // 20 + 1, 20))
     y = (X[:, 0] > 0).astype(np.int64)
@@ -340,6 +368,7 @@ _CONCURRENT = textwrap.dedent(
 
     with ThreadPoolExecutor(4) as pool:
         same = all(pool.map(job, range(8)))
+    assert _kernels.clipped_gradient_sum.binary.parallel.signatures  # it ran
     print(json.dumps([same, numba.threading_layer()]))
     """
 )

@@ -64,8 +64,9 @@ BLOCK_ROWS = 2048
 SERIAL_WORK = 1_000_000
 
 # Seconds a kernel's serial twin runs, in a process, on calls large enough to go
-# parallel, before ThreadChooser first tries a parallel twin that is neither compiled
-# in the process nor in Numba's on-disk cache (rent or buy). Compiling one takes
+# parallel, before any call (_Kernel.run, ThreadChooser) first runs a parallel twin
+# that is neither compiled in the process nor in Numba's on-disk cache (rent or
+# buy: _Kernel.parallel_pays). Compiling one takes
 # 5-7 s (numba 0.68, 2 cores, first fits on 20,000 x 20 with an empty cache: the
 # binary CSR gradient sum 5.2 s, the multiclass dense one 5.6-6.7 s), and two
 # threads save at most about a third of the serial time (Adult: 0.93 s a fit
@@ -84,6 +85,15 @@ _SERIAL_MARGIN = 0.8
 # True in a process forked from a parent whose Numba threading layer is GNU OpenMP:
 # the kernels then run their serial twins (see _after_fork_in_child).
 _serial = False
+
+
+def _argument_kind(args):
+    """What of a call's arguments selects a compiled specialisation, roughly: the
+    type of each, and the dtype and dimensions of arrays (a cheap stand-in for
+    Numba's signature, for :meth:`_Kernel.parallel_pays`)."""
+    return tuple(
+        (type(a), getattr(a, "dtype", None), getattr(a, "ndim", None)) for a in args
+    )
 
 
 class _Kernel:
@@ -120,9 +130,13 @@ class _Kernel:
         self.__doc__ = py_func.__doc__
         self.__module__ = py_func.__module__
         self.__wrapped__ = py_func
-        # Seconds its serial twin ran on calls of at least SERIAL_WORK, in this
-        # process (ThreadChooser's rent-or-buy rule).
+        # Rent or buy (PARALLEL_COMPILE_AFTER): seconds its serial twin ran in this
+        # process on calls that could have gone parallel (the first call of each
+        # argument kind, which may compile, not counted), and whether the parallel
+        # twin is ready, asked once per argument kind.
         self.serial_seconds = 0.0
+        self._ready = {}
+        self._warm = set()
 
     def parallel_ready(self, args):
         """Whether the parallel twin for these arguments' types needs no compiling.
@@ -152,6 +166,41 @@ class _Kernel:
         except Exception:  # a Numba without this internal API
             return False
 
+    def parallel_pays(self, args):
+        """Whether a call that could go parallel may use the parallel twin now.
+
+        Rent or buy (:data:`PARALLEL_COMPILE_AFTER`): yes if the twin needs no
+        compiling (:meth:`parallel_ready`, asked once per kind of arguments), or
+        once the serial twin has run that long in the process (:meth:`rent`).
+
+        Parameters
+        ----------
+        args : tuple
+            The arguments of a call.
+
+        Returns
+        -------
+        pays : bool
+        """
+        if self.serial_seconds >= PARALLEL_COMPILE_AFTER:
+            return True
+        key = _argument_kind(args)
+        if key not in self._ready:
+            self._ready[key] = self.parallel_ready(args)
+        return self._ready[key]
+
+    def rent(self, args):
+        """Run the serial twin on a call that could have gone parallel, and count
+        its time towards :data:`PARALLEL_COMPILE_AFTER` (but for the first call of
+        a kind of arguments, which may compile or load the twin)."""
+        key = _argument_kind(args)
+        start = time.perf_counter()
+        out = self.serial(*args)
+        if key in self._warm:
+            self.serial_seconds += time.perf_counter() - start
+        self._warm.add(key)
+        return out
+
     def __call__(self, *args):
         return self.run(None, *args)
 
@@ -166,6 +215,8 @@ class _Kernel:
             threads = current
         if threads <= 1:
             return self.serial(*args)
+        if not self.parallel_pays(args):
+            return self.rent(args)
         if not _parallel_lock.acquire(blocking=False):
             return self.serial(*args)  # another thread runs a parallel kernel
         try:
@@ -206,7 +257,6 @@ class _KernelByOutputs(_Kernel):
         self.__name__ = binary.__name__.replace("_binary", "", 1).lstrip("_")
         self.__qualname__ = self.__name__
         self.__module__ = binary.__module__
-        self.serial_seconds = 0.0
 
     def kernel(self, args):
         """The :class:`_Kernel` that runs a call with these arguments."""
@@ -223,6 +273,12 @@ class _KernelByOutputs(_Kernel):
 
     def parallel_ready(self, args):
         return self.kernel(args).parallel_ready(args)
+
+    def parallel_pays(self, args):
+        return self.kernel(args).parallel_pays(args)
+
+    def rent(self, args):
+        return self.kernel(args).rent(args)
 
 
 def _parallel_kernel(work, **options):
@@ -251,7 +307,8 @@ class ThreadChooser:
     on two threads throughout). Calls below :data:`SERIAL_WORK` always run on one
     thread, and so do all calls of a kernel whose parallel twin would have to be
     compiled (not in this process, not in Numba's cache) until its serial twin has
-    run :data:`PARALLEL_COMPILE_AFTER` seconds in the process (rent or buy).
+    run :data:`PARALLEL_COMPILE_AFTER` seconds in the process (rent or buy:
+    :meth:`_Kernel.parallel_pays`, the rule every call of a kernel follows).
 
     Parameters
     ----------
@@ -267,8 +324,6 @@ class ThreadChooser:
         self.probe_every = int(probe_every)
         self.times = {}  # threads -> the last _WINDOW seconds per call
         self._seen = set()
-        self._ready = {}  # id(kernel) -> parallel_ready, asked once per kernel
-        self._warm = set()  # id(kernel) of kernels called on one thread already
         self._calls = 0
         self._last = None
 
@@ -282,17 +337,6 @@ class ThreadChooser:
             return 1 if best == self.threads else self.threads
         return best
 
-    def _parallel_pays(self, kernel, args):
-        # Rent or buy (PARALLEL_COMPILE_AFTER): a parallel twin that would have to
-        # be compiled is tried once the serial one has run about as long. Asked of
-        # Numba's cache once per kernel of a fit; the answer is kept.
-        if kernel.serial_seconds >= PARALLEL_COMPILE_AFTER:
-            return True
-        key = id(kernel)
-        if key not in self._ready:
-            self._ready[key] = kernel.parallel_ready(args)
-        return self._ready[key]
-
     def run(self, kernel, *args):
         """``kernel.run(n, *args)`` with ``n`` the chosen thread count.
 
@@ -302,13 +346,8 @@ class ThreadChooser:
             return kernel(*args)
         if self.threads <= 1 or kernel.work(*args) < SERIAL_WORK:
             return kernel.run(1, *args)
-        if not self._parallel_pays(kernel, args):
-            start = time.perf_counter()
-            out = kernel.run(1, *args)
-            if id(kernel) in self._warm:  # a fit's first call may compile or load
-                kernel.serial_seconds += time.perf_counter() - start
-            self._warm.add(id(kernel))
-            return out
+        if not kernel.parallel_pays(args):
+            return kernel.rent(args)  # rent or buy: see _Kernel.parallel_pays
         choice = self._choose()
         self._calls += 1
         start = time.perf_counter()
