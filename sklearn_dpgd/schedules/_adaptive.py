@@ -498,6 +498,12 @@ class LineSearchSchedule(AdaptiveSchedule):
         # iteration_fraction and initial_learning_rate).
         return self.sampling_rate == 1.0 and context.loss == "huber_hinge"
 
+    def _resolve(self, value, context, hinge_full_batch, paper):
+        # A field's value, or for "auto" its full-batch hinge or paper value.
+        if value != "auto":
+            return float(value)
+        return hinge_full_batch if self._hinge_full_batch(context) else paper
+
     def resolved_objective_clip(self, context):
         """``C_obj`` of the run: the field, or the loss-aware rule of "auto".
 
@@ -514,11 +520,9 @@ class LineSearchSchedule(AdaptiveSchedule):
             field otherwise. The searches' noise is calibrated to this value (the
             oracle derives their sensitivity from the clip it is given).
         """
-        if self.objective_clip != "auto":
-            return float(self.objective_clip)
-        if self._hinge_full_batch(context):
-            return HINGE_FULL_BATCH_OBJECTIVE_CLIP
-        return 1.0
+        return self._resolve(
+            self.objective_clip, context, HINGE_FULL_BATCH_OBJECTIVE_CLIP, 1.0
+        )
 
     def resolved_iteration_fraction(self, context):
         """``epsilon_iter / epsilon`` of the run: the field, or the rule of "auto".
@@ -535,11 +539,9 @@ class LineSearchSchedule(AdaptiveSchedule):
             Lee, Sec. V-D), when "auto"; the field otherwise. Both the filter's
             order (:meth:`make_filter`) and the run use this value.
         """
-        if self.iteration_fraction != "auto":
-            return float(self.iteration_fraction)
-        if self._hinge_full_batch(context):
-            return HINGE_FULL_BATCH_ITERATION_FRACTION
-        return 0.01
+        return self._resolve(
+            self.iteration_fraction, context, HINGE_FULL_BATCH_ITERATION_FRACTION, 0.01
+        )
 
     def resolved_initial_learning_rate(self, context):
         """``eta_0`` of the run: the field, or ``2 / M`` from public constants.
