@@ -344,6 +344,18 @@ def _csr_block_rows(n, stored, width):
     return max(BLOCK_ROWS, (n + max_blocks - 1) // max_blocks)
 
 
+@njit(cache=True, inline="always")
+def _csr_blocks(indptr, rows, width):
+    """``(n, block, n_blocks)`` of a CSR sum: the rows it reads, rows per block
+    (:func:`_csr_block_rows`, on the stored entries it reads, estimated from the
+    row count for a sample) and the number of blocks."""
+    n_total = indptr.shape[0] - 1
+    n = n_total if rows is None else rows.shape[0]
+    stored = indptr[n_total] if rows is None else indptr[n_total] * n // max(n_total, 1)
+    block = _csr_block_rows(n, stored, width)
+    return n, block, (n + block - 1) // block
+
+
 @_parallel_kernel(
     work=lambda data, indices, indptr, d, y, W, b, norms, rows, *_: (
         _stored_read(data, indptr, rows) * W.shape[0]
@@ -368,14 +380,9 @@ def _binary_gradient_sum_csr(
     weights=None,
 ):
     """:func:`clipped_gradient_sum_csr` for one output (K == 1)."""
-    n_total = indptr.shape[0] - 1
-    n = n_total if rows is None else rows.shape[0]
     d = n_features
     K = W.shape[0]
-    # Stored entries the call reads (estimated from the row count for a sample).
-    stored = indptr[n_total] if rows is None else indptr[n_total] * n // max(n_total, 1)
-    block = _csr_block_rows(n, stored, K * (d + 1))
-    n_blocks = (n + block - 1) // block
+    n, block, n_blocks = _csr_blocks(indptr, rows, K * (d + 1))
     partial = np.zeros((n_blocks, K, d + 1))
     for blk in prange(n_blocks):
         # Scattered updates do not vectorise: accumulate in place, with no copy.
@@ -426,14 +433,9 @@ def _multiclass_gradient_sum_csr(
     weights=None,
 ):
     """:func:`clipped_gradient_sum_csr` for K > 1 outputs."""
-    n_total = indptr.shape[0] - 1
-    n = n_total if rows is None else rows.shape[0]
     d = n_features
     K = W.shape[0]
-    # Stored entries the call reads (estimated from the row count for a sample).
-    stored = indptr[n_total] if rows is None else indptr[n_total] * n // max(n_total, 1)
-    block = _csr_block_rows(n, stored, K * (d + 1))
-    n_blocks = (n + block - 1) // block
+    n, block, n_blocks = _csr_blocks(indptr, rows, K * (d + 1))
     partial = np.zeros((n_blocks, K, d + 1))
     for blk in prange(n_blocks):
         # Scattered updates do not vectorise: accumulate in place, with no copy.
