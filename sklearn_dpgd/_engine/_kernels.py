@@ -196,12 +196,16 @@ def _binary_block_csr(
             acc[d] += c
 
 
-@_parallel_kernel(
+# The options of the dense gradient sums (binary and multiclass kernels alike).
+_dense_sum = _parallel_kernel(
     work=lambda X, y, W, b, norms, rows, *_: (
         _rows_read(X.shape[0], rows) * X.shape[1] * W.shape[0]
     ),
     fastmath=_FASTMATH,
 )
+
+
+@_dense_sum
 def _binary_gradient_sum(
     X, y, W, b, row_norms, rows, fit_intercept, clip_norm, loss, h, weights=None
 ):
@@ -236,12 +240,7 @@ def _binary_gradient_sum(
     return _finish(partial, fit_intercept)
 
 
-@_parallel_kernel(
-    work=lambda X, y, W, b, norms, rows, *_: (
-        _rows_read(X.shape[0], rows) * X.shape[1] * W.shape[0]
-    ),
-    fastmath=_FASTMATH,
-)
+@_dense_sum
 def _multiclass_gradient_sum(
     X, y, W, b, row_norms, rows, fit_intercept, clip_norm, loss, h, weights=None
 ):
@@ -356,13 +355,17 @@ def _csr_blocks(indptr, rows, width):
     return n, block, (n + block - 1) // block
 
 
-@_parallel_kernel(
+# The options of the CSR gradient sums. No fastmath: with reassociation LLVM
+# vectorises the short gathered and scattered row loops, which made them 1.4 x
+# slower (rows of 20 entries).
+_csr_sum = _parallel_kernel(
     work=lambda data, indices, indptr, d, y, W, b, norms, rows, *_: (
         _stored_read(data, indptr, rows) * W.shape[0]
     ),
-    # No fastmath: with reassociation LLVM vectorises the short gathered and
-    # scattered row loops, which made them 1.4 x slower (rows of 20 entries).
 )
+
+
+@_csr_sum
 def _binary_gradient_sum_csr(
     data,
     indices,
@@ -409,13 +412,7 @@ def _binary_gradient_sum_csr(
     return _finish(partial, fit_intercept)
 
 
-@_parallel_kernel(
-    work=lambda data, indices, indptr, d, y, W, b, norms, rows, *_: (
-        _stored_read(data, indptr, rows) * W.shape[0]
-    ),
-    # No fastmath: with reassociation LLVM vectorises the short gathered and
-    # scattered row loops, which made them 1.4 x slower (rows of 20 entries).
-)
+@_csr_sum
 def _multiclass_gradient_sum_csr(
     data,
     indices,
