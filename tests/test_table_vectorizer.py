@@ -82,15 +82,12 @@ def test_every_column_kind_gets_its_step():
         "job_other",
         "member",
         "joined_time",
-        "joined_month",
-        "joined_weekday",
-        "joined_hour",
         "age",
         "income",
         "score",
     ]
     Z = vec.transform(X)
-    assert Z.shape == (N, 12)
+    assert Z.shape == (N, 9)
     assert np.all(np.isfinite(Z))  # the missing scores were imputed
     np.testing.assert_allclose(np.linalg.norm(Z, axis=1), 1.0)
     # The log column is scaled in log space: the secret's row is not an outlier
@@ -110,7 +107,11 @@ def test_log_rule_and_override():
 def test_datetime_parts_are_public_functions_of_the_row():
     X = pd.DataFrame({"t": pd.to_datetime(["2020-01-01 00:00", "2020-12-31 23:00"])})
     X.loc[2, "t"] = pd.NaT
-    vec = DPTableVectorizer(bounds={"t": ("2020-01-01", "2021-01-01")}, norm=None)
+    vec = DPTableVectorizer(
+        bounds={"t": ("2020-01-01", "2021-01-01")},
+        norm=None,
+        datetime_parts=["time", "month", "weekday", "hour"],
+    )
     Z = vec.fit(X).transform(X)
     assert vec.epsilon_ == 0.0 and not vec._reads_data()
     np.testing.assert_allclose(Z[0], [0.0, 0.0, 2 / 6, 0.0])  # a Wednesday
@@ -266,7 +267,16 @@ def test_clone_and_pickle_keep_the_schema():
     np.testing.assert_array_equal(again.transform(_table()), fitted.transform(_table()))
 
 
-@pytest.mark.parametrize("bad", [{"norm": "l3"}, {"log": "all"}, {"log_ratio": 0.5}])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"norm": "l3"},
+        {"log": "all"},
+        {"log_ratio": 0.5},
+        {"datetime_parts": ["time", "second"]},
+        {"datetime_parts": []},
+    ],
+)
 def test_bad_parameters_name_themselves(bad):
     name = next(iter(bad))
     with pytest.raises(ValueError, match=name):
@@ -307,7 +317,7 @@ def test_filled_skeleton_fits():
     schema["bounds"].update(SCHEMA["bounds"])
     schema["categories"].update(SCHEMA["categories"])
     vec = DPTableVectorizer(**schema, missing=["score"], random_state=0).fit(X)
-    assert vec.transform(X).shape == (N, 12)
+    assert vec.transform(X).shape == (N, 9)
 
 
 @pytest.mark.parametrize(
