@@ -2,7 +2,7 @@
 
 Mean test accuracy over ``n_seeds`` fits of each recipe table at epsilon 0.1, 0.4
 and 1 (delta 1e-8 for Adult and Bank, the benchmark splits of
-``load_benchmark_split``; breast cancer: 10 stratified 80/20 splits, delta 1e-6):
+``load_benchmark_split``; breast cancer: stratified 80/20 splits, delta 1e-6):
 
 * ``before``: the hand-written ColumnTransformer of DPOneHotEncoder and
   DPMinMaxScaler (DP quantiles inside ranges starting one unit below the data
@@ -11,7 +11,10 @@ and 1 (delta 1e-8 for Adult and Bank, the benchmark splits of
   the data dictionary's ranges, ``log1p`` on the columns whose range spans three
   orders of magnitude);
 * ``after, no log``: the same vectorizer with ``log=[]`` (what the heavy-tail rule
-  gives).
+  gives);
+* breast cancer: ``FunctionTransformer(np.log1p)`` and ``DPStandardScaler`` before,
+  the vectorizer with ``scaler="standard"`` after (the same mechanisms), over 10
+  splits x 5 seeds.
 
 Run: ``SKLEARN_DPGD_DATA=... python benchmarks/bench_table_vectorizer.py [n_seeds]``
 (about 3 minutes with 6 seeds on one core).
@@ -23,12 +26,14 @@ import warnings
 import numpy as np
 from sklearn.datasets import load_breast_cancer
 from sklearn.model_selection import StratifiedShuffleSplit
-from sklearn.preprocessing import Normalizer
+from sklearn.preprocessing import FunctionTransformer, Normalizer
 
 from sklearn_dpgd import DPLogisticRegression
 from sklearn_dpgd.datasets import load_benchmark_split, private_pipeline
 from sklearn_dpgd.datasets._recipes import _adult_columns, _bank_columns
+from sklearn_dpgd.datasets._schema import _BREAST_CANCER_UPPER
 from sklearn_dpgd.pipeline import make_private_pipeline
+from sklearn_dpgd.preprocessing import DPStandardScaler
 
 EPSILONS = (0.1, 0.4, 1.0)
 
@@ -68,18 +73,46 @@ def table(name, n_seeds):
         print(f"{eps:>8g} | " + " | ".join(cells), flush=True)
 
 
-def breast_cancer(n_splits=10):
+def _breast_cancer_before(epsilon, seed):
+    upper = np.log1p(np.tile(_BREAST_CANCER_UPPER, 3))
+    return make_private_pipeline(
+        FunctionTransformer(np.log1p),
+        DPStandardScaler(bounds=np.column_stack([np.zeros_like(upper), upper])),
+        DPLogisticRegression(classes=[0, 1], alpha=0.1),
+        epsilon=epsilon,
+        delta=1e-6,
+        preprocessing_share=0.2,
+        random_state=seed,
+    )
+
+
+def _breast_cancer_after(epsilon, seed):
+    return private_pipeline(
+        "breast_cancer", epsilon=epsilon, delta=1e-6, random_state=seed
+    )
+
+
+def breast_cancer(n_splits=10, repeats=5):
     X, y = load_breast_cancer(return_X_y=True)
-    splits = StratifiedShuffleSplit(n_splits, test_size=0.2, random_state=0)
-    print(f"\nbreast_cancer: mean test accuracy over {n_splits} splits (unchanged)")
+    splits = list(
+        StratifiedShuffleSplit(n_splits, test_size=0.2, random_state=0).split(X, y)
+    )
+    print(
+        f"\nbreast_cancer: mean test accuracy over {n_splits} splits x {repeats} "
+        "seeds (standard error)"
+    )
+    print(f"{'epsilon':>8} | {'before':>16} | {'after':>16}")
     for eps in EPSILONS:
-        accs = [
-            private_pipeline("breast_cancer", epsilon=eps, delta=1e-6, random_state=i)
-            .fit(X[a], y[a])
-            .score(X[b], y[b])
-            for i, (a, b) in enumerate(splits.split(X, y))
-        ]
-        print(f"{eps:>8g} | {np.mean(accs):.4f} ({np.min(accs):.3f})", flush=True)
+        cells = []
+        for make in (_breast_cancer_before, _breast_cancer_after):
+            accs = [
+                make(eps, 1000 * r + i).fit(X[a], y[a]).score(X[b], y[b])
+                for r in range(repeats)
+                for i, (a, b) in enumerate(splits)
+            ]
+            se = np.std(accs) / np.sqrt(len(accs))
+            cells.append(f"{np.mean(accs):>7.4f} ({se:.4f})")
+        print(f"{eps:>8g} | " + " | ".join(cells), flush=True)
 
 
 if __name__ == "__main__":

@@ -174,7 +174,9 @@ def by_hand(epsilon, seed):
 # Accuracy against the budget
 # ---------------------------
 # Non-private reference: the vectorizer's steps with every statistic declared
-# (nothing estimated) in front of scikit-learn's LogisticRegression.
+# (nothing estimated) in front of scikit-learn's LogisticRegression. At
+# epsilon 0.1 three fits are noisy: over 40 fits the two private models score
+# 0.717 (vectorizer) and 0.721 (by hand).
 reference = make_pipeline(
     DPTableVectorizer(
         bounds=bounds,

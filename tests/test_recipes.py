@@ -245,14 +245,18 @@ def test_breast_cancer_recipe_is_private_before_and_after_fit():
     assert isinstance(model, PrivatePipeline)
     assert list(model.named_steps) == [
         "functiontransformer",
-        "dpstandardscaler",
+        "dptablevectorizer",
         "dplogisticregression",
     ]
     assert find_privacy_leaks(model) == []
     with PrivacyLedger() as outer:
         model.fit(X, y)
     assert find_privacy_leaks(model) == []
-    scaler = model.pipeline_.named_steps["dpstandardscaler"]
+    vectorizer = model.pipeline_.named_steps["dptablevectorizer"]
+    columns = vectorizer.pipeline_.pipeline_.named_steps["columns"]
+    scaler = columns.named_transformers_["numeric"].named_steps["scale"]
+    assert type(scaler).__name__ == "DPStandardScaler"
+    assert vectorizer.log_columns_ == [f"x{i}" for i in range(30)]
     clf = model.pipeline_.named_steps["dplogisticregression"]
     # Both steps read the data through mechanisms on the active ledger, 20/80.
     assert [e.source for e in outer.entries] == [
@@ -262,8 +266,12 @@ def test_breast_cancer_recipe_is_private_before_and_after_fit():
     assert model.epsilon_ <= 1.0 and model.delta_ <= 1e-6
     assert outer.epsilon(1e-6) <= model.epsilon_
     assert scaler.epsilon_ < clf.epsilon_
+    assert model.accounting_ == "gdp"  # both Gaussian: shares of mu^2, 20/80
     # Every value of the data lies inside the public ranges (log1p space).
     logged = np.log1p(X)
+    # A DataFrame of the same columns works too (by position).
+    frame = load_breast_cancer(as_frame=True).data
+    np.testing.assert_allclose(model.predict_proba(frame), model.predict_proba(X))
     assert np.all(logged >= scaler.bounds_[:, 0])
     assert np.all(logged <= scaler.bounds_[:, 1])
 

@@ -96,6 +96,18 @@ def test_every_column_kind_gets_its_step():
     assert np.ptp(income[1:, 1][X["income"].to_numpy()[1:] > 0]) > 0.2
 
 
+def test_standard_scaler_is_a_gaussian_mechanism():
+    X = _table()
+    vec = _vectorizer(scaler="standard", norm=None, random_state=0)
+    assert vec._gdp_ledger_refusal() is None and vec._reads_data()
+    Z = vec.fit(X).transform(X)
+    columns = vec.pipeline_.pipeline_.named_steps["columns"]
+    scaler = columns.named_transformers_["numeric"].named_steps["scale"]
+    assert type(scaler).__name__ == "DPStandardScaler"
+    assert vec.pipeline_.accounting_ == "gdp"
+    assert abs(Z[:, -3].mean()) < 0.5  # age standardised (a DP mean near its own)
+
+
 def test_log_rule_and_override():
     X = _table()
     vec = DPTableVectorizer(**SCHEMA, missing=["score"], log=[], random_state=0)
@@ -158,7 +170,7 @@ def test_transform_requires_the_fitted_columns():
     vec = _vectorizer(random_state=0).fit(X)
     with pytest.raises(ValueError, match="fitted with"):
         vec.transform(X.drop(columns="age"))
-    with pytest.raises(TypeError, match="pandas DataFrame"):
+    with pytest.raises(ValueError, match=r"columns \['x0'.*fitted with"):
         vec.transform(X.to_numpy())
 
 
@@ -283,9 +295,18 @@ def test_bad_parameters_name_themselves(bad):
         _vectorizer(**bad).fit(_table())
 
 
-def test_fit_requires_a_dataframe():
+def test_fit_takes_a_dataframe_or_a_2d_array():
     with pytest.raises(TypeError, match="pandas DataFrame"):
+        _vectorizer().fit([1.0, 2.0])
+    with pytest.raises(ValueError, match=r"not in X: \['age', 'income'"):
         _vectorizer().fit(_table().to_numpy())
+    # An array's columns are x0, x1, ... (scikit-learn's names).
+    X = np.random.default_rng(0).uniform(0, 5, (50, 2))
+    vec = DPTableVectorizer(bounds={"x0": (0, 5), "x1": (0, 5)}, quantiles=None)
+    np.testing.assert_allclose(
+        vec.fit(X).transform(X), X / np.linalg.norm(X, axis=1)[:, None]
+    )
+    assert list(vec.get_feature_names_out()) == ["x0", "x1"]
 
 
 def test_schema_helper_reads_no_private_value():

@@ -21,8 +21,8 @@ from ..pipeline import PREPROCESSING_SHARE, make_private_pipeline
 from ..preprocessing import (
     DPMinMaxScaler,
     DPOneHotEncoder,
-    DPStandardScaler,
     DPTableVectorizer,
+    row_wise,
 )
 from ._schema import (
     _ADULT_BOUNDS,
@@ -99,18 +99,26 @@ def _adult_columns():
     return ColumnTransformer([("cat", encoder, categorical), ("num", scaler, numeric)])
 
 
-def _breast_cancer_ranges():
-    """The public ranges of the 30 columns, after ``log1p``: array (30, 2)."""
-    upper = np.log1p(np.tile(_BREAST_CANCER_UPPER, 3))
-    return np.column_stack([np.zeros_like(upper), upper])
+@row_wise
+def _as_array(X):
+    """The 30 measurements by position, from an array or a DataFrame."""
+    return np.asarray(X, dtype=np.float64)
 
 
 def _breast_cancer_pipeline(epsilon, delta, random_state):
-    """log1p, DP standardisation in the public ranges, DP logistic regression."""
+    """log1p and DP standardisation in the public ranges, DP logistic regression."""
+    upper = np.tile(_BREAST_CANCER_UPPER, 3)
+    vectorizer = DPTableVectorizer(
+        bounds={f"x{i}": (0.0, float(u)) for i, u in enumerate(upper)},
+        # The sizes span orders of magnitude: log1p keeps public ranges tight.
+        log=[f"x{i}" for i in range(len(upper))],
+        scaler="standard",
+        norm=None,
+    )
     return make_private_pipeline(
-        # A NumPy ufunc applied to each value: row-wise, no budget.
-        FunctionTransformer(np.log1p),
-        DPStandardScaler(bounds=_breast_cancer_ranges()),
+        # Any table of the 30 columns, by position: row-wise, no budget.
+        FunctionTransformer(_as_array),
+        vectorizer,
         DPLogisticRegression(classes=[0, 1], alpha=_BREAST_CANCER_ALPHA),
         epsilon=float(epsilon),
         delta=float(delta),
@@ -179,7 +187,8 @@ def private_pipeline(name, *, epsilon, delta=1e-8, random_state=None):
 
     * ``"breast_cancer"`` (the 30 columns of
       :func:`sklearn.datasets.load_breast_cancer`, Street, Wolberg & Mangasarian
-      1993; labels 0/1): every value mapped by ``log1p`` (row-wise, no budget:
+      1993; labels 0/1), by position: the vectorizer with ``scaler="standard"``
+      and no row norm; every value mapped by ``log1p`` (row-wise, no budget:
       the sizes span orders of magnitude, so that public ranges stay tight in
       log space), standardised by
       :class:`~sklearn_dpgd.preprocessing.DPStandardScaler` (a DP mean and
@@ -220,7 +229,7 @@ def private_pipeline(name, *, epsilon, delta=1e-8, random_state=None):
         ``categorical`` and ``numeric`` for Adult, ``exact`` and ``numeric`` for
         Bank, then its ``normalizer``) and ``dplogisticregression``; for
         breast cancer ``functiontransformer``,
-        ``dpstandardscaler`` and ``dplogisticregression``. ``fit(X, y)`` takes
+        ``dptablevectorizer`` and ``dplogisticregression``. ``fit(X, y)`` takes
         the raw DataFrame of shape (n_samples, 14) (Adult) or (n_samples, 32)
         (Bank), or the raw array (or DataFrame) of shape (n_samples, 30) (breast
         cancer), and the 0/1 labels; ``predict``, ``predict_proba``, ``score``

@@ -22,7 +22,7 @@ from ..pipeline import PrivatePipeline
 from ._base import _PrivateTransformer, row_wise
 from ._encoders import DPOneHotEncoder
 from ._imputer import DPSimpleImputer
-from ._scalers import DPMinMaxScaler
+from ._scalers import DPMinMaxScaler, DPStandardScaler
 
 __all__ = ["DPTableVectorizer", "schema_from_dtypes"]
 
@@ -192,7 +192,11 @@ class DPTableVectorizer(_PrivateTransformer):
       (:class:`DPSimpleImputer`) filling the missing values of the columns
       listed in ``missing``; then :class:`DPMinMaxScaler` with bounds from DP
       quantiles inside the (transformed) range, or the range itself for the
-      columns listed in ``exact_bounds`` or when ``quantiles`` is None.
+      columns listed in ``exact_bounds`` or when ``quantiles`` is None (with
+      ``scaler="standard"``, :class:`DPStandardScaler` in that range instead).
+
+    A 2-D array is taken as a table of columns named ``x0, x1, ...`` (as
+    scikit-learn names them).
 
     Columns with no declaration are refused (the error lists them and the dicts
     to write); :func:`schema_from_dtypes` writes the skeleton.
@@ -220,6 +224,12 @@ class DPTableVectorizer(_PrivateTransformer):
     quantiles : tuple of float or None, default=(0.01, 0.99)
         The quantiles estimated as the scaling bounds (see
         :class:`DPMinMaxScaler`); None uses every declared range as it is.
+    scaler : {"minmax", "standard"}, default="minmax"
+        "minmax": :class:`DPMinMaxScaler` to [0, 1] (the protocol of Lee &
+        Kifer 2018, with a row norm); "standard": :class:`DPStandardScaler`, a
+        DP mean and variance of each column clipped to its (transformed)
+        declared range (Gaussian mechanism; better without a row norm on small
+        all-numeric tables, as the breast-cancer recipe).
     min_frequency : float or None, default=None
         Passed to :class:`DPOneHotEncoder` (rare categories grouped, from
         Gaussian noisy counts).
@@ -227,9 +237,11 @@ class DPTableVectorizer(_PrivateTransformer):
         Row norm of the output (:class:`~sklearn.preprocessing.Normalizer`,
         row-wise); None keeps the rows as they are.
     datetime_parts : list of {"time", "month", "weekday", "hour"}, default=("time",)
-        The features of every datetime column. Only the time by default: under
-        a row norm, parts that do not predict take norm from those that do (on
-        the gallery's table, the four parts cost 3 points at ``epsilon=0.1``).
+        The features of every datetime column. Only the time by default: each
+        extra part is one more dimension for the noisy gradient and, under a
+        row norm, takes norm from the other features (a date without a time
+        of day has a constant hour); add the others when seasons or weekdays
+        matter.
     epsilon : float, default=1.0
         Budget of the whole vectorizer, > 0 (set by a private pipeline).
     delta : float, default=1e-8
@@ -264,7 +276,7 @@ class DPTableVectorizer(_PrivateTransformer):
         write), declarations of absent columns, ranges not finite with
         ``lo < hi``; at ``transform``, columns different from ``fit``'s.
     TypeError
-        If ``X`` is not a pandas DataFrame, or a column declared in ``bounds``
+        If ``X`` is not a DataFrame or 2-D array, or a column declared in ``bounds``
         is not numeric, boolean or datetime (naming it and its dtype).
 
     See Also
@@ -310,6 +322,7 @@ class DPTableVectorizer(_PrivateTransformer):
         "log": [StrOptions({"auto"}), "array-like"],
         "log_ratio": [Interval(Real, 1, None, closed="neither")],
         "quantiles": ["array-like", None],
+        "scaler": [StrOptions({"minmax", "standard"})],
         "min_frequency": [Interval(Real, 0, None, closed="neither"), None],
         "norm": [StrOptions({"l1", "l2", "max"}), None],
         "datetime_parts": ["array-like"],
@@ -325,6 +338,7 @@ class DPTableVectorizer(_PrivateTransformer):
         log="auto",
         log_ratio=1000.0,
         quantiles=(0.01, 0.99),
+        scaler="minmax",
         min_frequency=None,
         norm="l2",
         datetime_parts=("time",),
@@ -341,6 +355,7 @@ class DPTableVectorizer(_PrivateTransformer):
         self.log = log
         self.log_ratio = log_ratio
         self.quantiles = quantiles
+        self.scaler = scaler
         self.min_frequency = min_frequency
         self.norm = norm
         self.datetime_parts = datetime_parts
@@ -351,8 +366,8 @@ class DPTableVectorizer(_PrivateTransformer):
         self.secure_mode = secure_mode
 
     def _estimated(self):
-        """Declared numeric columns whose bounds are DP quantiles (by parameters)."""
-        if self.quantiles is None:
+        """Declared numeric columns scaled by a private statistic (by parameters)."""
+        if self.scaler == "minmax" and self.quantiles is None:
             return []
         exact = set(self.exact_bounds)
         # Instants (strings, Timestamps) declare a datetime column: read nothing.
@@ -372,7 +387,7 @@ class DPTableVectorizer(_PrivateTransformer):
         )
 
     def _gdp_ledger_refusal(self):
-        if self._estimated():
+        if self.scaler == "minmax" and self._estimated():
             return "private bounds are a pure-DP exponential mechanism"
         return None
 
@@ -393,7 +408,7 @@ class DPTableVectorizer(_PrivateTransformer):
         categories, bounds = self.categories or {}, self.bounds or {}
         names = [str(c) for c in X.columns]
         absent = sorted(
-            str(c) for c in [*categories, *bounds, *self.missing] if c not in names
+            {str(c) for c in [*categories, *bounds, *self.missing] if c not in names}
         )
         if absent:
             raise ValueError(f"Declared columns not in X: {absent}.")
@@ -422,7 +437,7 @@ class DPTableVectorizer(_PrivateTransformer):
     def _numeric_blocks(self, columns):
         """``[(name, transformer, columns, readers)]`` of the numeric columns."""
         exact, missing = set(self.exact_bounds), set(self.missing)
-        if self.quantiles is None:
+        if self.scaler == "minmax" and self.quantiles is None:
             exact = set(columns)
         ranges = {c: _check_range(c, self.bounds[c]) for c in columns}
         if self.log == "auto":
@@ -450,7 +465,7 @@ class DPTableVectorizer(_PrivateTransformer):
             if cols:
                 blocks.append(
                     _numeric_block(
-                        name, cols, ranges, logged, is_exact, is_missing, self.quantiles
+                        name, cols, ranges, logged, is_exact, is_missing, self
                     )
                 )
         return blocks
@@ -515,8 +530,8 @@ class DPTableVectorizer(_PrivateTransformer):
 
         Parameters
         ----------
-        X : pandas.DataFrame of shape (n_samples, n_columns)
-            The private table.
+        X : pandas.DataFrame or ndarray of shape (n_samples, n_columns)
+            The private table (an array's columns are ``x0, x1, ...``).
         y : None
             Ignored.
 
@@ -527,10 +542,7 @@ class DPTableVectorizer(_PrivateTransformer):
         """
         self._check_common()
         pd = _pandas()
-        if not isinstance(X, pd.DataFrame):
-            raise TypeError(
-                f"DPTableVectorizer takes a pandas DataFrame, got {type(X).__name__}."
-            )
+        X = _frame(X, pd)
         self._check_parts()
         pipeline = self._build(X, pd)
         # The columns are schema: they are public, like the dtypes.
@@ -542,17 +554,14 @@ class DPTableVectorizer(_PrivateTransformer):
         return self
 
     def _check_columns(self, X):
-        pd = _pandas()
-        if not isinstance(X, pd.DataFrame):
-            raise TypeError(
-                f"DPTableVectorizer takes a pandas DataFrame, got {type(X).__name__}."
-            )
+        X = _frame(X, _pandas())
         names = [str(c) for c in X.columns]
         if names != list(self.feature_names_in_):
             raise ValueError(
                 f"X has columns {names}, but DPTableVectorizer was fitted with "
                 f"{list(self.feature_names_in_)}."
             )
+        return X
 
     def transform(self, X):
         """Apply the fitted steps (public constants and released statistics only).
@@ -568,8 +577,7 @@ class DPTableVectorizer(_PrivateTransformer):
             Dense float64; the width is fixed by the schema.
         """
         check_is_fitted(self, "pipeline_")
-        self._check_columns(X)
-        return self.pipeline_.transform(X)
+        return self.pipeline_.transform(self._check_columns(X))
 
     def get_feature_names_out(self, input_features=None):
         """The output column names (``<column>_<category>``, ``<column>_month``...).
@@ -592,6 +600,18 @@ class DPTableVectorizer(_PrivateTransformer):
         tags.input_tags.allow_nan = True
         tags.input_tags.string = True
         return tags
+
+
+def _frame(X, pd):
+    """``X`` as a DataFrame; a 2-D array's columns are named ``x0, x1, ...``."""
+    if isinstance(X, pd.DataFrame):
+        return X
+    if not hasattr(X, "shape") or len(X.shape) != 2:
+        raise TypeError(
+            "DPTableVectorizer takes a pandas DataFrame (or a 2-D array, whose "
+            f"columns are named x0, x1, ...), got {type(X).__name__}."
+        )
+    return pd.DataFrame(np.asarray(X), columns=[f"x{i}" for i in range(X.shape[1])])
 
 
 def _check_range(column, declared):
@@ -621,7 +641,7 @@ def _check_instants(column, declared, pd):
     return lo.value, hi.value
 
 
-def _numeric_block(name, cols, ranges, logged, exact, missing, quantiles):
+def _numeric_block(name, cols, ranges, logged, exact, missing, params):
     """``(name, transformer, cols, {reader path: n_columns})`` of numeric columns."""
     lower = np.array([ranges[c][0] for c in cols])
     upper = np.array([ranges[c][1] for c in cols])
@@ -643,10 +663,14 @@ def _numeric_block(name, cols, ranges, logged, exact, missing, quantiles):
         readers["impute"] = len(cols)
     if exact:
         steps.append(("scale", DPMinMaxScaler(bounds=target)))
+    elif params.scaler == "standard":
+        steps.append(("scale", DPStandardScaler(bounds=target)))
+        readers["scale"] = len(cols)
     else:
         pad = 0.01 * (target[:, 1] - target[:, 0])
         search = np.column_stack([target[:, 0] - pad, target[:, 1] + pad])
-        scaler = DPMinMaxScaler(bounds_range=search, quantiles=tuple(quantiles))
+        quantiles = tuple(params.quantiles)
+        scaler = DPMinMaxScaler(bounds_range=search, quantiles=quantiles)
         steps.append(("scale", scaler))
         readers["scale"] = len(cols)
     return name, Pipeline(steps), cols, readers
