@@ -106,6 +106,17 @@ def test_standard_scaler_is_a_gaussian_mechanism():
     assert type(scaler).__name__ == "DPStandardScaler"
     assert vec.pipeline_.accounting_ == "gdp"
     assert abs(Z[:, -3].mean()) < 0.5  # age standardised (a DP mean near its own)
+    # A declared public size reaches the scaler (no noisy count of the rows).
+    model = make_private_pipeline(
+        _vectorizer(scaler="standard", norm=None),
+        DPLogisticRegression(classes=[0, 1]),
+        public_n_samples=N,
+        delta=DELTA,
+    ).fit(X, _labels(X))
+    vec = model.pipeline_.named_steps["dptablevectorizer"]
+    columns = vec.pipeline_.pipeline_.named_steps["columns"]
+    scaler = columns.named_transformers_["numeric"].named_steps["scale"]
+    assert scaler.public_n_samples == N
 
 
 def test_log_rule_and_override():

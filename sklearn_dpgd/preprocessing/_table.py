@@ -9,7 +9,7 @@ names and dtypes alone.
 """
 
 import math
-from numbers import Real
+from numbers import Integral, Real
 
 import numpy as np
 from sklearn.compose import ColumnTransformer
@@ -78,7 +78,7 @@ def _datetime_parts(X, lower, upper, parts):
         every = {
             "time": time,
             "month": (t.month.to_numpy(dtype=float) - 1.0) / 11.0,
-            "weekday": t.dayofweek.to_numpy(dtype=float) / 6.0,
+            "weekday": t.day_of_week.to_numpy(dtype=float) / 6.0,
             "hour": t.hour.to_numpy(dtype=float) / 23.0,
         }
         block = np.column_stack([every[p] for p in parts])
@@ -248,6 +248,10 @@ class DPTableVectorizer(_PrivateTransformer):
         Its delta, in (0, 1).
     neighboring : {"add_remove", "replace"}, default="add_remove"
         Neighbouring relation of every step.
+    public_n_samples : int or None, default=None
+        A declared public number of rows, passed to the steps that take one
+        (:class:`DPStandardScaler` then divides by it instead of spending part
+        of its budget on a noisy count; set by a private pipeline that has one).
     random_state : None, int or RandomState, default=None
         None draws OS entropy; an int fixes the noise (warns).
     secure_mode : bool, default=False
@@ -326,6 +330,7 @@ class DPTableVectorizer(_PrivateTransformer):
         "min_frequency": [Interval(Real, 0, None, closed="neither"), None],
         "norm": [StrOptions({"l1", "l2", "max"}), None],
         "datetime_parts": ["array-like"],
+        "public_n_samples": [Interval(Integral, 2, None, closed="left"), None],
     }
 
     def __init__(
@@ -345,6 +350,7 @@ class DPTableVectorizer(_PrivateTransformer):
         epsilon=1.0,
         delta=1e-8,
         neighboring="add_remove",
+        public_n_samples=None,
         random_state=None,
         secure_mode=False,
     ):
@@ -362,6 +368,7 @@ class DPTableVectorizer(_PrivateTransformer):
         self.epsilon = epsilon
         self.delta = delta
         self.neighboring = neighboring
+        self.public_n_samples = public_n_samples
         self.random_state = random_state
         self.secure_mode = secure_mode
 
@@ -521,6 +528,7 @@ class DPTableVectorizer(_PrivateTransformer):
             delta=float(self.delta),
             budget_split=split,
             neighboring=self.neighboring,
+            public_n_samples=self.public_n_samples,
             random_state=None if self.secure_mode else self.random_state,
             secure_mode=self.secure_mode,
         )
