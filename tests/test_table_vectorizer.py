@@ -363,3 +363,43 @@ def test_private_scalers_facing_nan_say_what_to_put_first(scaler):
     with pytest.raises(ValueError, match="DPSimpleImputer") as info:
         fitted.transform(X)
     assert "987654" not in str(info.value)
+
+
+def test_private_categories_are_an_explicit_charged_opt_in():
+    X = _table()[["job", "age"]]
+    vec = DPTableVectorizer(
+        bounds={"age": (17, 100)},
+        categories={"job": "private"},
+        quantiles=None,
+        epsilon=1.0,
+        delta=DELTA,
+        random_state=0,
+    )
+    assert vec._reads_data() and vec._gdp_ledger_refusal() is not None
+    with PrivacyLedger() as ledger:
+        vec.fit(X)
+    assert [e.source for e in ledger.entries] == ["DPOneHotEncoder"]
+    assert 0 < vec.epsilon_ <= 1.0
+    names = list(vec.get_feature_names_out())
+    assert names[-2:] == ["job_other", "age"]
+    assert set(names[:-2]) <= {"job_clerk", "job_nurse", "job_pilot"}
+    with pytest.raises(ValueError, match=r"categories\['job'\] must be a list"):
+        DPTableVectorizer(bounds={"age": (17, 100)}, categories={"job": "auto"}).fit(X)
+
+
+def test_rare_categories_are_grouped_from_noisy_counts():
+    rng = np.random.default_rng(1)
+    X = pd.DataFrame(
+        {"job": rng.choice(["clerk", "nurse", "pilot"], 2000, p=[0.7, 0.28, 0.02])}
+    )
+    vec = DPTableVectorizer(
+        categories={"job": ["clerk", "nurse", "pilot"]},
+        min_frequency=200,
+        epsilon=1.0,
+        delta=DELTA,
+        random_state=0,
+    )
+    assert vec._reads_data() and vec._gdp_ledger_refusal() is None
+    vec.fit(X)
+    assert list(vec.get_feature_names_out()) == ["job_clerk", "job_nurse", "job_other"]
+    assert vec.epsilon_ > 0.0

@@ -203,8 +203,11 @@ class DPTableVectorizer(_PrivateTransformer):
 
     Parameters
     ----------
-    categories : dict of str to list or None, default=None
-        Public category list of every categorical column.
+    categories : dict of str to list or "private", or None, default=None
+        Public category list of every categorical column; ``"private"`` (an
+        explicit opt-in) selects the categories present by the stable histogram
+        of :class:`DPOneHotEncoder` instead, charged to the budget
+        (``(epsilon, delta)``-DP: Korolova et al., WWW 2009).
     bounds : dict of str to tuple or None, default=None
         Public range ``(lo, hi)`` of every numeric column (``lo < hi``, finite),
         two instants (anything :class:`pandas.Timestamp` takes) for a datetime
@@ -261,7 +264,8 @@ class DPTableVectorizer(_PrivateTransformer):
     ----------
     pipeline_ : sklearn_dpgd.pipeline.PrivatePipeline
         The fitted private pipeline of a ``ColumnTransformer`` named
-        ``columns`` (transformers ``categorical``, ``bool``, ``datetime``,
+        ``columns`` (transformers ``categorical``, ``categorical_private``,
+        ``bool``, ``datetime``,
         ``numeric``, ``numeric_missing``, ``exact``, ``exact_missing``, those
         that have columns) and, if ``norm``, ``normalizer``.
     log_columns_ : list of str
@@ -386,14 +390,20 @@ class DPTableVectorizer(_PrivateTransformer):
             and all(isinstance(v, Real) for v in pair)
         ]
 
+    def _private_categories(self):
+        return [c for c, v in (self.categories or {}).items() if _is_private(v)]
+
     def _reads_data(self):
         return bool(
             self._estimated()
             or len(self.missing)
             or (self.min_frequency is not None and self.categories)
+            or self._private_categories()
         )
 
     def _gdp_ledger_refusal(self):
+        if self._private_categories():
+            return "private categories are an (epsilon, delta) stable histogram"
         if self.scaler == "minmax" and self._estimated():
             return "private bounds are a pure-DP exponential mechanism"
         return None
@@ -419,11 +429,21 @@ class DPTableVectorizer(_PrivateTransformer):
         )
         if absent:
             raise ValueError(f"Declared columns not in X: {absent}.")
-        kinds = {k: [] for k in ("categorical", "bool", "datetime", "numeric")}
+        kinds = {
+            k: [] for k in ("categorical", "private", "bool", "datetime", "numeric")
+        }
         undeclared = []
         for column, dtype in X.dtypes.items():
             kind = _kind(dtype, pd)
-            if column in categories and categories[column] is not None:
+            declared = categories.get(column)
+            if isinstance(declared, str) and not _is_private(declared):
+                raise ValueError(
+                    f"categories[{column!r}] must be a list of categories or "
+                    f"'private', got {declared!r}."
+                )
+            if _is_private(declared):
+                kinds["private"].append(column)
+            elif declared is not None:
                 kinds["categorical"].append(column)
             elif column in bounds and bounds[column] is not None:
                 if kind == "categorical":
@@ -488,6 +508,11 @@ class DPTableVectorizer(_PrivateTransformer):
             )
             readers = {"": len(kinds["categorical"])} if encoder._reads_data() else {}
             blocks.append(("categorical", encoder, kinds["categorical"], readers))
+        if kinds["private"]:
+            # An opt-in, charged: the categories present, by a stable histogram.
+            encoder = DPOneHotEncoder("private")
+            readers = {"": len(kinds["private"])}
+            blocks.append(("categorical_private", encoder, kinds["private"], readers))
         if kinds["bool"]:
             scaler = DPMinMaxScaler(bounds=(0, 1))
             blocks.append(("bool", scaler, kinds["bool"], {}))
@@ -610,6 +635,10 @@ class DPTableVectorizer(_PrivateTransformer):
         return tags
 
 
+def _is_private(declared):
+    return isinstance(declared, str) and declared == "private"
+
+
 def _frame(X, pd):
     """``X`` as a DataFrame; a 2-D array's columns are named ``x0, x1, ...``."""
     if isinstance(X, pd.DataFrame):
@@ -702,5 +731,7 @@ def _undeclared_message(undeclared):
         f"DPTableVectorizer has no public schema for the columns {', '.join(listed)}. "
         f"Declare them from a data dictionary or codebook, never from the private "
         f"data: {', '.join(write)} (schema_from_dtypes(X) writes the skeleton), or "
-        "drop them."
+        "drop them. A categorical column may instead be declared 'private': its "
+        "categories are then selected by a DP stable histogram, charged to the "
+        "budget."
     )
