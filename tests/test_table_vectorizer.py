@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 from sklearn.base import clone
 from sklearn.model_selection import ParameterGrid
+from sklearn.utils import estimator_checks
 
 from sklearn_dpgd import DPLogisticRegression
 from sklearn_dpgd.accounting import PrivacyLedger
@@ -164,6 +165,12 @@ def test_errors_never_show_private_values():
     assert "secret-code" not in str(info.value)
     with pytest.raises(ValueError, match=r"not in X: \['absent'\]"):
         DPTableVectorizer(**SCHEMA, missing=["absent"]).fit(X.drop(columns="code"))
+    with pytest.raises(ValueError, match=r"bounds\['age'\] must be a pair"):
+        DPTableVectorizer(
+            bounds={**SCHEMA["bounds"], "age": ("17", "100")},
+            categories=SCHEMA["categories"],
+            missing=["score"],
+        ).fit(X.drop(columns="code"))
     with pytest.raises(ValueError, match=r"bounds\['age'\] must be finite"):
         DPTableVectorizer(
             bounds={**SCHEMA["bounds"], "age": (5, 1)},
@@ -403,3 +410,19 @@ def test_rare_categories_are_grouped_from_noisy_counts():
     vec.fit(X)
     assert list(vec.get_feature_names_out()) == ["job_clerk", "job_nurse", "job_other"]
     assert vec.epsilon_ > 0.0
+
+
+@pytest.mark.parametrize(
+    "check",
+    [
+        "check_no_attributes_set_in_init",
+        "check_parameters_default_constructible",
+        "check_get_params_invariance",
+        "check_set_params",
+    ],
+)
+def test_sklearn_construction_checks(check):
+    # scikit-learn's data checks feed tables of varying widths without a schema,
+    # which the vectorizer refuses by design (undeclared columns); these are the
+    # checks of its construction, which hold for any estimator.
+    getattr(estimator_checks, check)("DPTableVectorizer", _vectorizer())

@@ -654,6 +654,9 @@ def _frame(X, pd):
 def _check_range(column, declared):
     """A finite ``(lo, hi)`` with ``lo < hi``, naming the column if not."""
     try:
+        # Numbers only: _reads_data decides from the same test, before fit.
+        if not all(isinstance(v, Real) for v in declared):
+            raise TypeError
         lo, hi = (float(v) for v in declared)
     except (TypeError, ValueError):
         raise ValueError(
