@@ -64,20 +64,15 @@ TARGETS = {0.1: 0.815, 0.4: 0.833, 1.0: 0.838}
 def _declared_bounds(epsilon):
     """``private_pipeline("adult")`` with its public ranges declared as bounds."""
     model = private_pipeline("adult", epsilon=epsilon, delta=DELTA)
-    ranges = model.get_params()["columntransformer__num__bounds_range"]
-    return model.set_params(
-        columntransformer__num__bounds=ranges,
-        columntransformer__num__bounds_range=None,
-    )
+    return model.set_params(dptablevectorizer__quantiles=None)
 
 
 def _public_schema():
     """Categories and ranges of the recipe, by column, for the diffprivlib worker."""
-    columns = private_pipeline("adult", epsilon=1.0).named_steps["columntransformer"]
-    (_, encoder, categorical), (_, scaler, numeric) = columns.transformers
+    vectorizer = private_pipeline("adult", epsilon=1.0).named_steps["dptablevectorizer"]
     return (
-        {c: list(v) for c, v in zip(categorical, encoder.categories, strict=True)},
-        {c: list(r) for c, r in zip(numeric, scaler.bounds_range, strict=True)},
+        {c: list(v) for c, v in vectorizer.categories.items()},
+        {c: list(r) for c, r in vectorizer.bounds.items()},
     )
 
 

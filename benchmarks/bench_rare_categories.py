@@ -23,19 +23,20 @@ from sklearn_dpgd.datasets import load_benchmark_split, private_pipeline
 def _fit(X, y, X_test, y_test, epsilon, seed, min_frequency):
     model = private_pipeline("adult", epsilon=epsilon, random_state=seed)
     if min_frequency is not None:
-        model.set_params(columntransformer__cat__min_frequency=min_frequency)
+        model.set_params(dptablevectorizer__min_frequency=min_frequency)
     model.fit(X, y)
-    columns = model.pipeline_.named_steps["columntransformer"]
-    names = list(columns.get_feature_names_out())
+    vectorizer = model.pipeline_.named_steps["dptablevectorizer"]
+    columns = vectorizer.pipeline_.pipeline_.named_steps["columns"]
+    names = list(vectorizer.get_feature_names_out())
     coef = model.pipeline_.named_steps["dplogisticregression"].coef_.ravel()
-    sigma = columns.named_transformers_["cat"].noise_std_
+    sigma = columns.named_transformers_["categorical"].noise_std_
     return model.score(X_test, y_test), dict(zip(names, coef, strict=True)), sigma
 
 
 def main(n_seeds=3, epsilon=1.0):
     X, X_test, y, y_test = load_benchmark_split("adult")
     counts = {
-        f"cat__{c}_{v}": int(n)
+        f"{c}_{v}": int(n)
         for c in X.select_dtypes("category")
         for v, n in X[c].value_counts().items()
     }

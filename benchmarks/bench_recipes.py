@@ -30,10 +30,10 @@ def _wide(epsilon, delta, random_state):
     model = private_pipeline(
         "breast_cancer", epsilon=epsilon, delta=delta, random_state=random_state
     )
-    bounds = model.get_params()["dpstandardscaler__bounds"]
-    # log1p(4 u) for the upper ends u: ranges 4 times wider before log1p.
-    wider = np.column_stack([bounds[:, 0], np.log1p(4 * np.expm1(bounds[:, 1]))])
-    return model.set_params(dpstandardscaler__bounds=wider)
+    bounds = model.get_params()["dptablevectorizer__bounds"]
+    # Ranges 4 times wider before log1p.
+    wider = {c: (lo, 4 * hi) for c, (lo, hi) in bounds.items()}
+    return model.set_params(dptablevectorizer__bounds=wider)
 
 
 def _papers(epsilon, delta, random_state):

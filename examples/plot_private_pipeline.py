@@ -103,13 +103,16 @@ print("budget_ (epsilon, delta) by step:", model.budget_)
 # -------------------------------
 # The bounds of the numeric columns are DP quantiles (0.01 and 0.99): noisy
 # at this budget, but they cost 10% of it and reveal no one's extreme value.
-columns = model.pipeline_.named_steps["columntransformer"]
-scaler = columns.named_transformers_["num"]
-ranges = model.get_params()["columntransformer__num__bounds_range"]
+# ``fnlwgt`` and the capital columns are in ``log1p`` space (their ranges span
+# orders of magnitude).
+vectorizer = model.pipeline_.named_steps["dptablevectorizer"]
+columns = vectorizer.pipeline_.pipeline_.named_steps["columns"]
+numeric = columns.named_transformers_["numeric"]
+scaler = numeric.named_steps["scale"]
 for name, (lo, hi), public in zip(
-    scaler.feature_names_in_, scaler.bounds_, ranges, strict=True
+    numeric.feature_names_in_, scaler.bounds_, scaler.bounds_range, strict=True
 ):
-    print(f"  {name:15s} [{lo:10.1f}, {hi:10.1f}]  in the public range {public}")
+    print(f"  {name:15s} [{lo:8.2f}, {hi:8.2f}]  in [{public[0]:.2f}, {public[1]:.2f}]")
 
 # %%
 # The cost of privatising the preprocessing
@@ -139,7 +142,9 @@ for name, score in scores.items():
 # accuracies.
 clf = model.pipeline_.named_steps["dplogisticregression"]
 steps = {
-    "DPOneHotEncoder\n(adult.names)": columns.named_transformers_["cat"].epsilon_,
+    "DPOneHotEncoder\n(adult.names)": columns.named_transformers_[
+        "categorical"
+    ].epsilon_,
     "DPMinMaxScaler\n(DP bounds)": scaler.epsilon_,
     "Normalizer\n(row-wise)": 0.0,
     "DPLogisticRegression\n(count + steps)": clf.epsilon_,

@@ -32,7 +32,20 @@ requires_data = pytest.mark.skipif(
     "beside the repository)",
 )
 
-SCHEMA_STEPS = {"adult": ("cat", "num"), "bank": ("binary", "num")}
+SCHEMA_STEPS = {"adult": ("categorical", "numeric"), "bank": ("exact", "numeric")}
+
+
+def _blocks(model, name):
+    """The fitted vectorizer, its declared block and its estimated scaler."""
+    vectorizer = model.pipeline_.named_steps["dptablevectorizer"]
+    columns = vectorizer.pipeline_.pipeline_.named_steps["columns"]
+    declared, estimated = SCHEMA_STEPS[name]
+    declared = columns.named_transformers_[declared]
+    return (
+        vectorizer,
+        declared.named_steps["scale"] if name == "bank" else declared,
+        columns.named_transformers_[estimated].named_steps["scale"],
+    )
 
 
 @pytest.fixture(scope="module")
@@ -66,11 +79,12 @@ def test_private_pipeline_is_unfitted_and_clonable(name):
     assert {k: repr(v) for k, v in params.items()} == {
         k: repr(v) for k, v in twin_params.items()
     }
-    # Built from the public schema: no step fits without a mechanism.
+    # Built from the public schema: no step fits without a mechanism; the
+    # vectorizer reads data (DP bounds), with every other statistic declared.
     assert find_privacy_leaks(model) == []
-    declared, estimated = SCHEMA_STEPS[name]
-    assert not params[f"columntransformer__{declared}"]._reads_data()
-    assert params[f"columntransformer__{estimated}"]._reads_data()
+    vectorizer = params["dptablevectorizer"]
+    assert vectorizer._reads_data()
+    assert vectorizer._gdp_ledger_refusal() is not None  # pure-DP quantiles
 
 
 @requires_data
@@ -84,16 +98,14 @@ def test_private_pipeline_spends_at_most_epsilon_sum_of_steps(name, benchmark_sa
         warnings.simplefilter("error", PrivacyLeakWarning)
         with PrivacyLedger() as outer:
             model.fit(X, y)
-    columns = model.pipeline_.named_steps["columntransformer"]
-    declared, estimated = SCHEMA_STEPS[name]
-    declared = columns.named_transformers_[declared]
-    scaler = columns.named_transformers_[estimated]
+    vectorizer, declared, scaler = _blocks(model, name)
     clf = model.pipeline_.named_steps["dplogisticregression"]
     # The declared schema reads nothing; the DP bounds get 10%, the classifier 90%.
     assert (declared.epsilon_, declared.delta_, declared.ledger_) == (0.0, 0.0, ())
-    assert set(model.budget_) == {"columntransformer__num", "dplogisticregression"}
-    assert model.budget_["columntransformer__num"][0] == pytest.approx(0.1 * epsilon)
+    assert set(model.budget_) == {"dptablevectorizer", "dplogisticregression"}
+    assert model.budget_["dptablevectorizer"][0] == pytest.approx(0.1 * epsilon)
     assert scaler.epsilon_ == pytest.approx(0.1 * epsilon)
+    assert vectorizer.epsilon_ == pytest.approx(0.1 * epsilon)
     assert clf.epsilon_ == pytest.approx(0.9 * epsilon)
     # The reported total, the exact composition of the steps' fixed guarantees
     # (the classifier's GDP with the bounds' pure DP), is at most the sum of the
@@ -110,9 +122,11 @@ def test_private_pipeline_spends_at_most_epsilon_sum_of_steps(name, benchmark_sa
     assert outer.entries == model.ledger_.entries
     assert outer.epsilon(delta) <= model.epsilon_
     if name == "adult":
-        # Most capital gains and losses are 0: the public ranges start below 0,
-        # so the private lower bounds find 0 (with ranges starting at 0 they
-        # land thousands above it, e^-11 likely here, and the column is lost).
+        # Most capital gains and losses are 0, mapped by log1p(x - 0) to 0: the
+        # vectorizer's quantile candidates extend below the declared range, so
+        # the private lower bounds find 0 (with candidates starting at 0 they
+        # land far above it, e^-11 likely here, and the column is lost).
+        assert vectorizer.log_columns_ == ["fnlwgt", "capital-gain", "capital-loss"]
         assert np.all(scaler.bounds_[3:5, 0] <= 0.0)
     # Majority class: 0.76 (Adult), 0.88 (Bank). Over 20 fresh fits the test
     # accuracy was 0.803 to 0.821 (Adult) and 0.884 to 0.896 (Bank).
@@ -140,8 +154,8 @@ def test_private_pipeline_output_width_is_fixed_by_the_schema(name, benchmark_sa
     names = []
     for X, y in ((X1, y1), (X2.iloc[:300], y2.iloc[:300])):
         model = private_pipeline(name, epsilon=1.0).fit(X, y)
-        columns = model.pipeline_.named_steps["columntransformer"]
-        names.append(list(columns.get_feature_names_out()))
+        vectorizer = model.pipeline_.named_steps["dptablevectorizer"]
+        names.append(list(vectorizer.get_feature_names_out()))
     assert names[0] == names[1]
     # adult.names: 99 categories + 8 "other" columns + 6 numeric; Bank: 32.
     expected = 113 if name == "adult" else 32
@@ -231,14 +245,18 @@ def test_breast_cancer_recipe_is_private_before_and_after_fit():
     assert isinstance(model, PrivatePipeline)
     assert list(model.named_steps) == [
         "functiontransformer",
-        "dpstandardscaler",
+        "dptablevectorizer",
         "dplogisticregression",
     ]
     assert find_privacy_leaks(model) == []
     with PrivacyLedger() as outer:
         model.fit(X, y)
     assert find_privacy_leaks(model) == []
-    scaler = model.pipeline_.named_steps["dpstandardscaler"]
+    vectorizer = model.pipeline_.named_steps["dptablevectorizer"]
+    columns = vectorizer.pipeline_.pipeline_.named_steps["columns"]
+    scaler = columns.named_transformers_["numeric"].named_steps["scale"]
+    assert type(scaler).__name__ == "DPStandardScaler"
+    assert vectorizer.log_columns_ == [f"x{i}" for i in range(30)]
     clf = model.pipeline_.named_steps["dplogisticregression"]
     # Both steps read the data through mechanisms on the active ledger, 20/80.
     assert [e.source for e in outer.entries] == [
@@ -248,8 +266,12 @@ def test_breast_cancer_recipe_is_private_before_and_after_fit():
     assert model.epsilon_ <= 1.0 and model.delta_ <= 1e-6
     assert outer.epsilon(1e-6) <= model.epsilon_
     assert scaler.epsilon_ < clf.epsilon_
+    assert model.accounting_ == "gdp"  # both Gaussian: shares of mu^2, 20/80
     # Every value of the data lies inside the public ranges (log1p space).
     logged = np.log1p(X)
+    # A DataFrame of the same columns works too (by position).
+    frame = load_breast_cancer(as_frame=True).data
+    np.testing.assert_allclose(model.predict_proba(frame), model.predict_proba(X))
     assert np.all(logged >= scaler.bounds_[:, 0])
     assert np.all(logged <= scaler.bounds_[:, 1])
 

@@ -18,10 +18,17 @@ from sklearn.preprocessing import FunctionTransformer, Normalizer
 from .._sklearn_compat import Interval, StrOptions, validate_params
 from ..linear_model import DPLogisticRegression
 from ..pipeline import PREPROCESSING_SHARE, make_private_pipeline
-from ..preprocessing import DPMinMaxScaler, DPOneHotEncoder, DPStandardScaler
+from ..preprocessing import (
+    DPMinMaxScaler,
+    DPOneHotEncoder,
+    DPTableVectorizer,
+    row_wise,
+)
 from ._schema import (
+    _ADULT_BOUNDS,
     _ADULT_CATEGORIES,
     _ADULT_RANGES,
+    _BANK_BOUNDS,
     _BANK_N_FEATURES,
     _BANK_RANGES,
     _BREAST_CANCER_UPPER,
@@ -92,18 +99,26 @@ def _adult_columns():
     return ColumnTransformer([("cat", encoder, categorical), ("num", scaler, numeric)])
 
 
-def _breast_cancer_ranges():
-    """The public ranges of the 30 columns, after ``log1p``: array (30, 2)."""
-    upper = np.log1p(np.tile(_BREAST_CANCER_UPPER, 3))
-    return np.column_stack([np.zeros_like(upper), upper])
+@row_wise
+def _as_array(X):
+    """The 30 measurements by position, from an array or a DataFrame."""
+    return np.asarray(X, dtype=np.float64)
 
 
 def _breast_cancer_pipeline(epsilon, delta, random_state):
-    """log1p, DP standardisation in the public ranges, DP logistic regression."""
+    """log1p and DP standardisation in the public ranges, DP logistic regression."""
+    upper = np.tile(_BREAST_CANCER_UPPER, 3)
+    vectorizer = DPTableVectorizer(
+        bounds={f"x{i}": (0.0, float(u)) for i, u in enumerate(upper)},
+        # The sizes span orders of magnitude: log1p keeps public ranges tight.
+        log=[f"x{i}" for i in range(len(upper))],
+        scaler="standard",
+        norm=None,
+    )
     return make_private_pipeline(
-        # A NumPy ufunc applied to each value: row-wise, no budget.
-        FunctionTransformer(np.log1p),
-        DPStandardScaler(bounds=_breast_cancer_ranges()),
+        # Any table of the 30 columns, by position: row-wise, no budget.
+        FunctionTransformer(_as_array),
+        vectorizer,
         DPLogisticRegression(classes=[0, 1], alpha=_BREAST_CANCER_ALPHA),
         epsilon=float(epsilon),
         delta=float(delta),
@@ -142,30 +157,38 @@ def private_pipeline(name, *, epsilon, delta=1e-8, random_state=None):
     reports the total as ``epsilon_``. The recipe is built from the public schema
     only, never from the data:
 
-    * ``"adult"``: the 8 categorical columns one-hot encoded with the categories
-      listed in ``adult.names`` (declared, no budget; missing values go to one
-      ``<feature>_other`` column per feature); the 6 numeric columns clipped and
-      scaled to ``[0, 1]`` with bounds estimated privately (the 0.01 and 0.99
-      quantiles) inside public ranges from ``adult.names`` and the survey's
-      coding (``age`` from 17 to 100, ``fnlwgt`` up to 1.5e6, ``education-num``
+    * ``"adult"``: a :class:`~sklearn_dpgd.preprocessing.DPTableVectorizer`
+      given the public schema: the 8 categorical columns one-hot encoded with the
+      categories listed in ``adult.names`` (declared, no budget; missing values
+      go to one ``<feature>_other`` column per feature); the 6 numeric columns
+      clipped to public ranges from ``adult.names`` and the survey's coding
+      (``age`` from 17 to 100, ``fnlwgt`` from 0 to 1.5e6, ``education-num``
       from 1 to 16, ``capital-gain`` and ``capital-loss`` from 0 to 99999,
-      ``hours-per-week`` from 1 to 99), each starting one unit below its
-      smallest value (see Notes);
-    * ``"bank"``: the 25 indicator columns of the one-hot file kept as they are
-      (declared bounds ``(0, 1)``, no budget); the 7 numeric attributes of the
-      UCI data dictionary (age, balance, a day count, call duration, contacts,
-      days since the previous campaign, previous contacts: columns ``x0``,
-      ``x18``, ``x23``, ``x24``, ``x25``, ``x27``, ``x28``) scaled with bounds
-      estimated privately inside public ranges from their meaning (the
-      dictionary gives none);
+      ``hours-per-week`` from 1 to 99), the three whose range spans three
+      orders of magnitude (``fnlwgt``, ``capital-gain``, ``capital-loss``:
+      money and weights, most of them small) mapped by ``log1p`` (row-wise, no
+      budget), and every one scaled to ``[0, 1]`` with bounds estimated
+      privately (the 0.01 and 0.99 quantiles; see Notes);
+    * ``"bank"``: the same vectorizer with the 25 indicator columns of the
+      one-hot file kept as they are (declared bounds ``(0, 1)``, no budget) and
+      the 7 numeric attributes of the UCI data dictionary (age, balance, a day
+      count, call duration, contacts, days since the previous campaign,
+      previous contacts: columns ``x0``, ``x18``, ``x23``, ``x24``, ``x25``,
+      ``x27``, ``x28``) in public ranges from their meaning (the dictionary
+      gives none; the day counts and the duration, from 0 to 1000 and 7200,
+      through ``log1p``) with bounds estimated privately;
 
-    then, for both, every row scaled to unit L2 norm (row-wise, no budget) and
-    :class:`~sklearn_dpgd.DPLogisticRegression` with its defaults: the protocol
-    of Lee & Kifer (2018), with the preprocessing made private.
+    then, for both, every row scaled to unit L2 norm (the vectorizer's last,
+    row-wise step) and :class:`~sklearn_dpgd.DPLogisticRegression` with its
+    defaults: the protocol of Lee & Kifer (2018), with the preprocessing made
+    private. The ``log1p`` of the heavy-tailed columns raises Adult's mean test
+    accuracy (6 fits) from 0.828 to 0.832 at ``epsilon=0.1``, from 0.842 to
+    0.845 at 0.4 (``benchmarks/bench_table_vectorizer.py``).
 
     * ``"breast_cancer"`` (the 30 columns of
       :func:`sklearn.datasets.load_breast_cancer`, Street, Wolberg & Mangasarian
-      1993; labels 0/1): every value mapped by ``log1p`` (row-wise, no budget:
+      1993; labels 0/1), by position: the vectorizer with ``scaler="standard"``
+      and no row norm; every value mapped by ``log1p`` (row-wise, no budget:
       the sizes span orders of magnitude, so that public ranges stay tight in
       log space), standardised by
       :class:`~sklearn_dpgd.preprocessing.DPStandardScaler` (a DP mean and
@@ -202,10 +225,11 @@ def private_pipeline(name, *, epsilon, delta=1e-8, random_state=None):
     Returns
     -------
     model : sklearn_dpgd.pipeline.PrivatePipeline
-        Unfitted, with the steps ``columntransformer`` (transformers ``cat`` and
-        ``num`` for Adult, ``binary`` and ``num`` for Bank), ``normalizer`` and
-        ``dplogisticregression``; for breast cancer ``functiontransformer``,
-        ``dpstandardscaler`` and ``dplogisticregression``. ``fit(X, y)`` takes
+        Unfitted, with the steps ``dptablevectorizer`` (its ``columns`` blocks
+        ``categorical`` and ``numeric`` for Adult, ``exact`` and ``numeric`` for
+        Bank, then its ``normalizer``) and ``dplogisticregression``; for
+        breast cancer ``functiontransformer``,
+        ``dptablevectorizer`` and ``dplogisticregression``. ``fit(X, y)`` takes
         the raw DataFrame of shape (n_samples, 14) (Adult) or (n_samples, 32)
         (Bank), or the raw array (or DataFrame) of shape (n_samples, 30) (breast
         cancer), and the 0/1 labels; ``predict``, ``predict_proba``, ``score``
@@ -244,10 +268,10 @@ def private_pipeline(name, *, epsilon, delta=1e-8, random_state=None):
     numeric columns, pure DP. That mechanism weighs each interval between
     consecutive data points by its width, so a value shared by many rows at the
     start of the range (most capital losses are 0) would leave no candidate at
-    the true quantile: the ranges start one unit below the smallest possible
-    value. The classifier spends 1% of its share's GDP ``mu^2`` on a noisy
-    count of the rows (the number of rows is private under add/remove
-    neighbouring) and the rest on the noisy gradient steps (Lee &
+    the true quantile: the vectorizer's candidates extend 1% of the (transformed)
+    range below and above it. The classifier spends 1% of its share's GDP
+    ``mu^2`` on a noisy count of the rows (the number of rows is private
+    under add/remove neighbouring) and the rest on the noisy gradient steps (Lee &
     Kifer, "Concentrated differentially private gradient descent with adaptive
     per-iteration privacy budget", KDD 2018). After ``fit``, ``budget_`` holds
     the ``(epsilon, delta)`` of every data-reading step, ``epsilon_`` their sum
@@ -277,15 +301,27 @@ def private_pipeline(name, *, epsilon, delta=1e-8, random_state=None):
     """
     if name == "breast_cancer":
         return _breast_cancer_pipeline(epsilon, delta, random_state)
-    columns = _adult_columns() if name == "adult" else _bank_columns()
     return make_private_pipeline(
-        columns,
-        Normalizer(),
+        _table_vectorizer(name),
         DPLogisticRegression(classes=[0, 1]),
         epsilon=float(epsilon),
         delta=float(delta),
         preprocessing_share=PREPROCESSING_SHARE,
         random_state=random_state,
+    )
+
+
+def _table_vectorizer(name):
+    """The :class:`DPTableVectorizer` of Adult or Bank's public schema."""
+    if name == "adult":
+        return DPTableVectorizer(
+            categories={c: sorted(v) for c, v in _ADULT_CATEGORIES.items()},
+            bounds=_ADULT_BOUNDS,
+        )
+    binary = [f"x{i}" for i in range(_BANK_N_FEATURES) if f"x{i}" not in _BANK_RANGES]
+    return DPTableVectorizer(
+        bounds={**dict.fromkeys(binary, (0, 1)), **_BANK_BOUNDS},
+        exact_bounds=binary,
     )
 
 

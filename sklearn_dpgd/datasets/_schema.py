@@ -111,6 +111,20 @@ _BANK_RANGES = {
 }
 _BANK_N_FEATURES = 32
 
+# The same ranges as the data dictionaries give them (the smallest possible value
+# first): DPTableVectorizer widens its quantile candidates itself, and its
+# heavy-tail rule reads the true lower end.
+_ADULT_BOUNDS = {c: (lo + 1, hi) for c, (lo, hi) in _ADULT_RANGES.items()}
+_BANK_BOUNDS = {
+    "x0": (18, 100),
+    "x18": (-1e5, 1e6),
+    "x23": (0, 1000),
+    "x24": (0, 7200),
+    "x25": (1, 100),
+    "x27": (0, 1000),
+    "x28": (0, 300),
+}
+
 # Breast cancer (Wisconsin Diagnostic; Street, Wolberg & Mangasarian 1993): the 10
 # measurements of a cell nucleus, each as the mean, standard error and worst value
 # over the nuclei of an image (columns 0-9, 10-19, 20-29 of scikit-learn's

@@ -18,7 +18,10 @@ all when everything they need is declared public:
   selected by a stable histogram with a threshold (Korolova et al., WWW 2009;
   Wilson et al., PoPETs 2020), unknown and rare values going to one ``other``
   column per feature;
-* :class:`DPSimpleImputer` fills missing values with a constant or a DP mean.
+* :class:`DPSimpleImputer` fills missing values with a constant or a DP mean;
+* :class:`DPTableVectorizer` chooses one of these for every column of a pandas
+  DataFrame from its dtype and the declared public schema
+  (:func:`schema_from_dtypes` writes the skeleton from the dtypes alone).
 
 Each exposes ``epsilon_``/``delta_`` (what it spent; 0 when it read nothing) and
 ``ledger_`` (what ran), like the estimators. Row-wise and stateless scikit-learn
@@ -32,14 +35,17 @@ from ._histogram import stable_histogram_threshold
 from ._imputer import DPSimpleImputer
 from ._quantiles import exponential_quantile_log_weights
 from ._scalers import DPMinMaxScaler, DPStandardScaler
+from ._table import DPTableVectorizer, schema_from_dtypes
 
 __all__ = [
     "DPMinMaxScaler",
     "DPOneHotEncoder",
     "DPSimpleImputer",
     "DPStandardScaler",
+    "DPTableVectorizer",
     "exponential_quantile_log_weights",
     "row_wise",
+    "schema_from_dtypes",
     "stable_histogram_threshold",
 ]
 

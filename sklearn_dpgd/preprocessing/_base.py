@@ -10,6 +10,7 @@ from numbers import Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.utils.validation import validate_data
 
 from .._boundary import add_secure_support, charge_ledgers
 from .._engine._randomness import draw_seed, make_generator
@@ -40,6 +41,27 @@ def _check_bounds(bounds, n_features, name):
     if not np.all(np.isfinite(b)) or not np.all(b[:, 0] < b[:, 1]):
         raise ValueError(f"{name} must be finite with lo < hi in every row.")
     return b
+
+
+def _validate_numeric(estimator, X, reset=True):
+    """``validate_data`` to float64, with a useful message for missing values.
+
+    scikit-learn's "Input X contains NaN" leaves the user to find the fix; a
+    private scaler needs a private imputer in front of it (a non-private
+    ``SimpleImputer`` would read the column means). The message names no value.
+    """
+    try:
+        return validate_data(estimator, X, dtype=np.float64, reset=reset)
+    except ValueError as exc:
+        if "NaN" not in str(exc):
+            raise
+        name = type(estimator).__name__
+        raise ValueError(
+            f"{name} does not accept missing values (NaN): put "
+            f"sklearn_dpgd.preprocessing.DPSimpleImputer before it (a private "
+            f"mean or a constant fill value), or use DPTableVectorizer with the "
+            f"column listed in missing=."
+        ) from None
 
 
 class _PrivateTransformer(NotFittedAttributesMixin, TransformerMixin, BaseEstimator):

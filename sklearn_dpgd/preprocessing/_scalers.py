@@ -5,15 +5,17 @@ from numbers import Integral
 
 import numpy as np
 from sklearn.base import OneToOneFeatureMixin
-from sklearn.utils.validation import (
-    check_is_fitted,
-    validate_data,
-)
+from sklearn.utils.validation import check_is_fitted
 
 from .._public_size import resolve_public_size, split_count_budget
 from .._sklearn_compat import Interval
 from ..accounting import EpsilonDeltaRecord, GaussianSteps, gdp_mu
-from ._base import _SENSITIVITY_FACTOR, _check_bounds, _PrivateTransformer
+from ._base import (
+    _SENSITIVITY_FACTOR,
+    _check_bounds,
+    _PrivateTransformer,
+    _validate_numeric,
+)
 from ._quantiles import _dp_quantile
 
 
@@ -121,7 +123,7 @@ class DPMinMaxScaler(OneToOneFeatureMixin, _PrivateTransformer):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-            Numeric; NaN is not accepted (impute first).
+            Numeric; NaN is not accepted (put a DPSimpleImputer first).
         y : None
             Ignored.
 
@@ -139,7 +141,7 @@ class DPMinMaxScaler(OneToOneFeatureMixin, _PrivateTransformer):
                 f"quantiles must be two floats 0 <= q_lo < q_hi <= 1, got "
                 f"{self.quantiles!r}."
             )
-        X = validate_data(self, X, dtype=np.float64)
+        X = _validate_numeric(self, X)
         d = X.shape[1]
         if self.bounds is not None:
             self.bounds_ = _check_bounds(self.bounds, d, "bounds")
@@ -176,7 +178,7 @@ class DPMinMaxScaler(OneToOneFeatureMixin, _PrivateTransformer):
             The transformed data.
         """
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        X = _validate_numeric(self, X, reset=False)
         lo, hi = self.bounds_[:, 0], self.bounds_[:, 1]
         return (np.clip(X, lo, hi) - lo) / (hi - lo)
 
@@ -288,7 +290,7 @@ class DPStandardScaler(OneToOneFeatureMixin, _PrivateTransformer):
         self._check_common()
         if self.bounds is None:
             raise ValueError("bounds is required (public (lo, hi) of every column).")
-        X = validate_data(self, X, dtype=np.float64)
+        X = _validate_numeric(self, X)
         d = X.shape[1]
         b = self.bounds_ = _check_bounds(self.bounds, d, "bounds")
         mu = gdp_mu(self.epsilon, self.delta)
@@ -339,7 +341,7 @@ class DPStandardScaler(OneToOneFeatureMixin, _PrivateTransformer):
             The transformed data.
         """
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        X = _validate_numeric(self, X, reset=False)
         if self.clip:
             X = np.clip(X, self.bounds_[:, 0], self.bounds_[:, 1])
         return (X - self.mean_) / self.scale_
