@@ -347,9 +347,29 @@ def _region(frame):
     return [f for f, origin in frames if origin == "third"]
 
 
+def _public_fit_count(kind, frame):
+    """How many private fits a composing wrapper makes, from public shapes; or None.
+
+    Only numbers of columns and the wrapper's parameters (never a count of rows or
+    of labels read from y): outputs of a multi-output wrapper or chain, the
+    elimination steps of ``RFE`` (read from the locals of its fit).
+    """
+    local = frame.f_locals
+    if kind in ("multioutput", "chain"):
+        shape = np.shape(local.get("y" if kind == "multioutput" else "Y"))
+        return shape[1] if len(shape) == 2 else None
+    if kind == "rfe" and {"n_features", "n_features_to_select", "step"} <= set(local):
+        n, keep, step = (
+            local[k] for k in ("n_features", "n_features_to_select", "step")
+        )
+        if isinstance(step, int) and step >= 1 and n >= keep:
+            return -(-(n - keep) // step) + 1  # the eliminations, then the final fit
+    return None
+
+
 def _enclosing(frame):
-    """``(containers, {kind: name}, unknown, bootstrap)`` of the frames above."""
-    containers, kinds, unknown, bootstrap = [], {}, {}, False
+    """``(containers, {kind: name}, unknown, bootstrap, {kind: fits})`` above."""
+    containers, kinds, unknown, bootstrap, fits = [], {}, {}, False, {}
     for f in _region(frame):
         found = _classify(f)
         if found is None:
@@ -371,16 +391,29 @@ def _enclosing(frame):
                 bootstrap = bootstrap or bool(
                     params.get("bootstrap", f.f_locals.get("bootstrap", True))
                 )
+            if status == COMPOSING and fits.get(kind) is None:
+                fits[kind] = _public_fit_count(kind, f)
             if owner is not None:
                 kinds[kind] = name  # the class names it best
             else:
                 kinds.setdefault(kind, name)
-    return containers, kinds, list(unknown), bootstrap
+    return containers, kinds, list(unknown), bootstrap, fits
 
 
-def _epsilon_text(estimator):
-    epsilon = getattr(estimator, "epsilon", None)
-    return float(epsilon) if isinstance(epsilon, (int, float)) else float("nan")
+def _budget(estimator):
+    """The estimator's ``(epsilon, delta)`` parameters (nan where it has none)."""
+    values = [getattr(estimator, k, None) for k in ("epsilon", "delta")]
+    return [float(v) if isinstance(v, (int, float)) else float("nan") for v in values]
+
+
+def _total(fits, epsilon, delta):
+    """The basic-composition total of ``fits`` fits at ``(epsilon, delta)`` each."""
+    if fits is None:
+        return " (up to their sum)"
+    return (
+        f" ({fits} fits: at most epsilon={fits * epsilon:g} at delta="
+        f"{fits * delta:g} by sequential composition)"
+    )
 
 
 def boundary_leaks(frame, estimator=None, *, known_only=False):
@@ -389,7 +422,7 @@ def boundary_leaks(frame, estimator=None, *, known_only=False):
     ``known_only``: the classified constructs only (the check made when a
     construct clones the estimator, before it fits anything).
     """
-    containers, kinds, unknown, bootstrap = _enclosing(frame)
+    containers, kinds, unknown, bootstrap, fits = _enclosing(frame)
     if estimator is not None:
         _check_binary_subproblems(kinds, estimator)
     for kind in list(kinds):
@@ -402,11 +435,12 @@ def boundary_leaks(frame, estimator=None, *, known_only=False):
             message = step_leak_message(path, name, reads)
             found.setdefault((name, reads), (key, name, message))
     leaks = list(found.values())
-    epsilon = _epsilon_text(estimator)
+    epsilon, delta = _budget(estimator)
     if "bagging" in kinds and not bootstrap:  # subsets without replacement
         kinds["subsets"] = kinds.pop("bagging")
     for kind, name in kinds.items():
-        message = MESSAGES[kind].format(name=name, epsilon=epsilon)
+        total = _total(fits.get(kind), epsilon, delta)
+        message = MESSAGES[kind].format(name=name, epsilon=epsilon, total=total)
         if kind == "bagging":
             message += (
                 " Refused (not only warned): its bootstrap counts reach the fit "

@@ -168,8 +168,8 @@ _USE_PRIVATE_SEARCH = (
 )
 _COMPOSE = (
     "each fit spends its own budget (epsilon={epsilon:g} here), so the wrapper costs "
-    "the composition of all its fits (up to their sum), not the epsilon_ one fit "
-    "reports: open a PrivacyLedger around it and read ledger.epsilon(delta) for the "
+    "the composition of all its fits{total}, not the epsilon_ one fit reports: open "
+    "a PrivacyLedger around it and read ledger.epsilon(delta) for the exact "
     "composed total."
 )
 MESSAGES = {

@@ -386,3 +386,25 @@ def test_a_candidate_recording_less_than_planned_is_an_error():
     with pytest.raises(RuntimeError, match="recorded less than the budget"):
         search.fit(X, Y)
     assert not hasattr(search, "best_estimator_")
+
+
+@pytest.mark.parametrize(
+    "run",
+    [
+        lambda: RFE(_dp(), n_features_to_select=1).fit(X, Y),
+        lambda: RFE(_dp(), n_features_to_select=1, step=2).fit(X, Y),
+        lambda: MultiOutputClassifier(_dp()).fit(X, np.c_[Y2, Y]),
+        lambda: ClassifierChain(_dp()).fit(X, Y2),
+        lambda: RegressorChain(_reg()).fit(X, np.c_[YR, -YR, YR]),
+    ],
+)
+def test_a_composing_wrapper_quotes_the_fits_its_ledger_records(run):
+    ledger = PrivacyLedger()
+    with ledger:
+        (caught,) = _leaks(run)
+    fits = len(ledger.entries)
+    budget = f"{fits} fits: at most epsilon={fits * 0.5:g} at delta="
+    assert budget in str(caught.message)
+    # The quoted total bounds the ledger's exact composition at the quoted delta.
+    delta = float(str(caught.message).split("at delta=")[1].split(" ")[0])
+    assert ledger.epsilon(delta) <= fits * 0.5 * (1 + 1e-9)
