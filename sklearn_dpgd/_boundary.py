@@ -76,6 +76,7 @@ from ._boundary_table import (
     LEAKY,
     MESSAGES,
     PLUMBING_MODULES,
+    PRIVATE,
     TABLE,
     TARGET,
     UNKNOWN_MESSAGE,
@@ -564,6 +565,9 @@ def check_clone_boundary(estimator, clone):
         In strict mode, for the first classified leak around the clone.
     """
     frame = sys._getframe(1)
+    found = (_classify(f) for f in _region(frame))
+    if not any(c is not None and c[0] != PRIVATE for c in found):
+        return  # the user's own clone (only clone's plumbing): nothing to mark
     user, _ = user_frame(frame)
     if user is not None:  # where the fits' own warnings point, from any worker
         clone._boundary_location = (

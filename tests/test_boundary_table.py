@@ -67,6 +67,17 @@ def _reg():
     return DPLinearRegression(y_bounds=(-1.0, 1.0), epsilon=0.5)
 
 
+def _boost():
+    # A 3-step noisy fit can be worse than chance on the boosting weights, and
+    # AdaBoost then stops with a ValueError: after the boundary check (the warning
+    # comes before the first fit), so the pattern is tested all the same.
+    try:
+        AdaBoostClassifier(_dp(), n_estimators=2).fit(X, Y)
+    except ValueError as error:
+        if "worse than random" not in str(error):
+            raise
+
+
 # (name, what the message must say, the pattern)
 NAMED = [
     (
@@ -92,7 +103,7 @@ NAMED = [
     (
         "AdaBoostClassifier",
         "AdaBoostClassifier reweights",
-        lambda: AdaBoostClassifier(_dp(), n_estimators=2).fit(X, Y),
+        lambda: _boost(),
     ),
     (
         "SelfTrainingClassifier",
