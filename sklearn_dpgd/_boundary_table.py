@@ -61,6 +61,11 @@ PLUMBING_MODULES = (
     "sklearn.utils._metadata_requests",
     "sklearn.utils._available_if",
     "sklearn.utils.metaestimators",
+    # scikit-learn's estimator checks (check_estimator, parametrize_with_checks):
+    # a developer's test harness fitting on synthetic data, not a construct of a
+    # model on private rows.
+    "sklearn.utils.estimator_checks",
+    "sklearn.utils._testing",
 )
 
 _VAL = "sklearn.model_selection._validation"
