@@ -7,56 +7,91 @@ held-out scores of its candidates and picks the best by them; ``BaggingClassifie
 duplicates rows in its bootstrap samples, multiplying their influence. None of it
 is covered by ``epsilon_``.
 
-**How it is detected.** Every private fit of the package calls
+**How it is detected: default-deny.** Every private fit of the package calls
 :func:`check_fit_boundary` before it charges a ledger or reads data. It walks the
-Python call stack of the fit and recognises the scikit-learn objects and helpers
-fitting it, by the class (through its MRO) or function and the module that defines
-it, without importing them:
+Python call stack of the fit and takes the frames between the fit and the
+outermost frame of the user's code (all of them in a joblib worker, where no user
+code runs). Each frame of scikit-learn or another third-party package (installed
+under ``site-packages``; :func:`~sklearn_dpgd._warnings.frame_origin`) is looked up
+in the one table :data:`~sklearn_dpgd._boundary_table.TABLE`, by the classes of its
+``self`` (through the MRO) or the module and name of its function:
 
+* known-private (``clone``, joblib and ``sklearn.utils.parallel`` plumbing,
+  ``SelectFromModel``, ``FixedThresholdClassifier``, a ``TransformedTargetRegressor``
+  with a public row-wise ``func``): silent;
 * containers (``Pipeline``, ``ColumnTransformer``, ``FeatureUnion``): each of their
   steps is checked by :func:`privacy_leaks`, the same check as
   :func:`~sklearn_dpgd.pipeline.find_privacy_leaks`;
-* model selection (``GridSearchCV``, ``RandomizedSearchCV``, the halving searches,
-  ``cross_validate``, ``cross_val_score``, ``cross_val_predict``), calibration
-  (``CalibratedClassifierCV``), the multiclass wrappers (``OneVsRestClassifier``,
-  ``OneVsOneClassifier``) and ensembles (``StackingClassifier``,
-  ``VotingClassifier``, ``BaggingClassifier``): each is one leak, named with what
-  it releases and what to use instead.
+* known-leaky (searches, cross-validation, calibration, stacking, bagging,
+  boosting, ``RFECV``, ``SequentialFeatureSelector``, ``TunedThresholdClassifierCV``,
+  ``SelfTrainingClassifier``, a ``TransformedTargetRegressor`` fitting its
+  transformer on y) and composing (one-vs-rest, one-vs-one, voting, ``RFE``,
+  multi-output and chains: k private fits whose spends compose): each is one leak,
+  named with what it releases and what to use instead;
+* anything else is not known to be private: a warning naming it.
 
-Each distinct leak is a :class:`~sklearn_dpgd.exceptions.PrivacyLeakWarning`
-shown once per process through the ``warnings`` machinery (so the standard filters
-silence it), or, while a ``PrivacyLedger(strict=True)`` is open, a
+The package's own code and the user's own code are never flagged.
+
+Each distinct leak is recorded in every open :class:`~sklearn_dpgd.accounting.
+PrivacyLedger` (:attr:`~sklearn_dpgd.accounting.PrivacyLedger.leaks`) and is a
+:class:`~sklearn_dpgd.exceptions.PrivacyLeakWarning` shown once per process, at the
+user's line, through the ``warnings`` machinery (so the standard filters silence
+it); while a ``PrivacyLedger(strict=True)`` is open it is a
 :class:`~sklearn_dpgd.exceptions.PrivacyLeakError` raised before the fit reads
-data.
+data. scikit-learn's constructs clone the estimator in the caller's process before
+they fit it: :func:`check_clone_boundary` (run by the estimators' clone) reports the
+classified leaks there, so strict mode stops a search before its first fit and a
+joblib worker does not repeat the warning. ``BaggingClassifier`` with bootstrap
+samples is refused in any mode (its counts reach the fit as weights the noise is
+not calibrated to).
 
 **Limits.** The stack of a fit shows its callers in its own thread. In a worker
 thread or process of a construct's ``n_jobs`` only the construct's worker function
-is on it: model selection, calibration, the multiclass wrappers and bagging are
-recognised there too, but the siblings of a private step inside a
-``ColumnTransformer(n_jobs=2)`` are seen only when a private step of the enclosing
-``Pipeline`` fits in the caller's thread (the final estimator does). A non-private
-step that runs *before* the first private fit (a ``StandardScaler`` ahead of the
-classifier) has been fitted when the warning, or the strict error, comes; the
-error then stops the pipeline before anything is returned, but the fitted step
-stays in the user's object: :func:`~sklearn_dpgd.pipeline.make_private_pipeline`
-and :class:`~sklearn_dpgd.model_selection.PrivateGridSearchCV` check every step
-before fitting any. A construct that never fits a package estimator
+is on it: the classified worker functions are recognised there too, but the
+siblings of a private step inside a ``ColumnTransformer(n_jobs=2)`` are seen only
+when a private step of the enclosing ``Pipeline`` fits in the caller's thread (the
+final estimator does). A non-private step that runs *before* the first private fit
+(a ``StandardScaler`` ahead of the classifier) has been fitted when the warning, or
+the strict error, comes; the error then stops the pipeline before anything is
+returned, but the fitted step stays in the user's object:
+:func:`~sklearn_dpgd.pipeline.make_private_pipeline` and
+:class:`~sklearn_dpgd.model_selection.PrivateGridSearchCV` check every step before
+fitting any. A construct that never fits a package estimator
 (``CalibratedClassifierCV`` on a ``FrozenEstimator``, ``permutation_importance``,
-a ``score`` call on private rows) runs no private fit and is not seen. Code that is
-not scikit-learn's (a hand-written loop that scores models on private rows) is not
-recognised.
+a ``score`` call on private rows) runs no private fit and is not seen. The user's
+own code (a hand-written loop that scores models on private rows) is not
+inspected. On Python 3.10 (no qualified names of code objects) an unlisted inner
+function in a module the table lists is taken as part of that module's construct.
 """
 
 import sys
 
 import numpy as np
 
+from ._boundary_table import (
+    COMPOSING,
+    CONTAINER,
+    COVERS,
+    DEFAULT_NAMES,
+    LEAKY,
+    MESSAGES,
+    PLUMBING_MODULES,
+    PRIVATE,
+    TABLE,
+    TARGET,
+    UNKNOWN_MESSAGE,
+)
 from ._engine._secure import GENERATORS_PER_FIT, add_support_delta, support_tv
-from ._warnings import warn_once
-from .accounting import _charge_active_ledgers, _strict_mode
+from ._warnings import frame_origin, user_frame, warn_once
+from .accounting import _charge_active_ledgers, _record_leak, _strict_mode
 from .exceptions import PrivacyLeakError, PrivacyLeakWarning
 
-__all__ = ["charge_ledgers", "check_fit_boundary", "privacy_leaks"]
+__all__ = [
+    "charge_ledgers",
+    "check_clone_boundary",
+    "check_fit_boundary",
+    "privacy_leaks",
+]
 
 # What a scikit-learn transformer's fit reads from the data, for the message.
 _READS = {
@@ -85,105 +120,7 @@ _READS = {
     "sparse_threshold > 0 and a transformer may return a sparse matrix; set "
     "sparse_threshold=0",
 }
-_CONTAINERS = {
-    ("sklearn.pipeline", "Pipeline"),
-    ("sklearn.pipeline", "FeatureUnion"),
-    ("sklearn.compose._column_transformer", "ColumnTransformer"),
-}
-
-# Constructs recognised on the stack: a method of one of these classes (by MRO),
-# or one of these functions (their worker functions run in n_jobs threads).
-_CONSTRUCT_CLASSES = {
-    ("sklearn.model_selection._search", "BaseSearchCV"): "search",
-    ("sklearn.calibration", "CalibratedClassifierCV"): "calibration",
-    ("sklearn.multiclass", "OneVsRestClassifier"): "ovr",
-    ("sklearn.multiclass", "OneVsOneClassifier"): "ovo",
-    ("sklearn.ensemble._stacking", "_BaseStacking"): "stacking",
-    ("sklearn.ensemble._voting", "_BaseVoting"): "voting",
-    ("sklearn.ensemble._bagging", "BaseBagging"): "bagging",
-}
-_CONSTRUCT_FUNCTIONS = {
-    ("sklearn.model_selection._validation", "_fit_and_score"): "cv",
-    ("sklearn.model_selection._validation", "cross_validate"): "cv",
-    ("sklearn.model_selection._validation", "cross_val_predict"): "predict",
-    ("sklearn.model_selection._validation", "_fit_and_predict"): "predict",
-    ("sklearn.calibration", "_fit_classifier_calibrator_pair"): "calibration",
-    ("sklearn.multiclass", "_fit_binary"): "ovr",
-    ("sklearn.multiclass", "_fit_ovo_binary"): "ovo",
-    ("sklearn.ensemble._bagging", "_parallel_build_estimators"): "bagging",
-}
-# The name of a construct recognised by a worker function only (its object is in
-# another thread's stack).
-_DEFAULT_NAMES = {
-    "calibration": "CalibratedClassifierCV",
-    "ovr": "OneVsRestClassifier",
-    "ovo": "OneVsOneClassifier",
-    "bagging": "BaggingClassifier",
-}
-# A construct that contains another's leak says it: the search's message covers the
-# scores of its cross-validation, stacking's and calibration's cover their
-# cross-validated predictions.
-_COVERS = {
-    "search": {"cv"},
-    "stacking": {"predict", "cv"},
-    "calibration": {"predict", "cv"},
-}
-_USE_PRIVATE_SEARCH = (
-    "Use sklearn_dpgd.model_selection.PrivateGridSearchCV, which pays for the selection"
-)
-_CONSTRUCTS = {
-    "search": "{name} selects hyperparameters by the scores of its candidates on "
-    "held-out private rows: best_params_, best_score_, cv_results_ and the refit's "
-    "choice are exact functions of the data, released without noise and not "
-    f"covered by any epsilon_. {_USE_PRIVATE_SEARCH}.",
-    "cv": "scikit-learn's cross-validation (cross_validate, cross_val_score, "
-    "learning_curve, a search's folds) scores each private fit on held-out private "
-    "rows: the scores are exact functions of those rows, released without noise "
-    "and not covered by epsilon_. Score on a test set you do not release, or "
-    "select privately with sklearn_dpgd.model_selection.PrivateGridSearchCV, which "
-    "pays for the selection.",
-    "predict": "cross_val_predict returns a prediction for every private row from "
-    "a model fitted without it: each prediction is a function of its own row, "
-    "released without noise and not covered by epsilon_. Predict on data you may "
-    "release.",
-    "calibration": "{name} fits a sigmoid or isotonic calibrator on predictions for "
-    "private rows without noise; the calibrator is not covered by epsilon_. "
-    "DPLogisticRegression calibrates privately (calibration='auto', the default).",
-    "ovr": "{name} reads the label set from y and fits one private model per "
-    "class: the label set is released without noise and each fit spends its own "
-    "epsilon, so the model's cost is their composition, not one fit's epsilon_. "
-    "Use the estimator's own multiclass support with classes=[...] (one fit, one "
-    "budget).",
-    "ovo": "{name} reads the label set from y and fits one private model per pair "
-    "of classes: the label set is released without noise and the fits' spends "
-    "compose (each pair's rows are a subset, so every fit touching a row counts). "
-    "Use the estimator's own multiclass support with classes=[...].",
-    "stacking": "{name} fits its final estimator on cross-validated predictions for "
-    "the private rows, and reads the label set, without noise: neither is covered "
-    "by epsilon_. Fit the base models privately and combine them with public "
-    "weights.",
-    "voting": "{name} reads the label set from y without noise, and its "
-    "estimators' spends compose (the ensemble costs their sum, not one "
-    "epsilon_). Give each estimator classes=[...] and account for the sum with a "
-    "PrivacyLedger.",
-    "bagging": "{name} fits on bootstrap samples, where a row drawn k times has k "
-    "times the influence each fit's noise is calibrated to: no fit's epsilon_ "
-    "holds, and the ensemble's cost composes over all fits. Train one private "
-    "model on all rows instead.",
-}
-
-
-_INTERNAL = {
-    "sklearn_dpgd",
-    "sklearn",
-    "joblib",
-    "threading",
-    "concurrent",
-    "contextlib",
-    "contextvars",
-    "functools",
-    "multiprocessing",
-}
+_CONTAINERS = {key for key, (status, _) in TABLE.items() if status == CONTAINER}
 
 
 def _qualnames(cls):
@@ -208,9 +145,22 @@ def _declared_row_wise(func):
 
 
 def _may_be_sparse(est):
-    """Whether a transformer inside a ColumnTransformer may output a sparse matrix."""
-    params = est.get_params(deep=False) if hasattr(est, "get_params") else {}
+    """Whether a transformer inside a ColumnTransformer may output a sparse matrix.
+
+    A ``Pipeline`` by its last step, a ``FeatureUnion`` by any of its transformers,
+    a nested ``ColumnTransformer`` by its own threshold and transformers.
+    """
+    if not hasattr(est, "get_params"):
+        return False
+    params = est.get_params(deep=False)
     name = type(est).__name__
+    if isinstance(params.get("steps"), list):  # a Pipeline: what its last step gives
+        last = [s for _, s in params["steps"] if s not in (None, "passthrough")]
+        return bool(last) and _may_be_sparse(last[-1])
+    if isinstance(params.get("transformer_list"), list):  # a FeatureUnion
+        return any(_may_be_sparse(t) for _, t in params["transformer_list"])
+    if isinstance(params.get("transformers"), list):  # a nested ColumnTransformer
+        return _container_leak(est) is not None
     return (
         name.endswith("Vectorizer")
         or name in ("FeatureHasher", "TfidfTransformer")
@@ -320,85 +270,263 @@ def step_leak_message(path, name, reads):
     )
 
 
-def _enclosing(frame):
-    """``(containers, {kind: class name})`` of the scikit-learn frames above."""
-    containers, kinds = [], {}
+_TABLE_MODULES = {module for module, _ in TABLE}
+
+
+def _plumbing(module):
+    return any(module == p or module.startswith(p + ".") for p in PLUMBING_MODULES)
+
+
+def _target_is_private(owner):
+    """A TransformedTargetRegressor that never fits on y: a public row-wise func."""
+    params = owner.get_params(deep=False)
+    if params.get("transformer") is not None:
+        return False
+    if params.get("func") is None and params.get("inverse_func") is None:
+        return True  # the identity
+    return _declared_row_wise(params.get("func")) and not params.get("check_inverse")
+
+
+def _classify(frame):
+    """``(status, kind, name, owner)`` of a third-party frame; None if not a construct.
+
+    By the classes of its ``self`` (MRO, most specific first), else by the module
+    and the first part of the qualified name of its code (a method's class, or the
+    function a closure or generator belongs to); an entry of neither is
+    ``("unknown", None, name, None)``.
+    """
+    module = frame.f_globals.get("__name__", "")
+    if _plumbing(module):
+        return None
+    code = frame.f_code
+    owner = None
+    # A method's self, or the self a closure of a method holds (a search's
+    # evaluate_candidates, run by joblib's callbacks in a worker thread).
+    if (code.co_argcount and code.co_varnames[0] == "self") or (
+        "self" in code.co_freevars
+    ):
+        owner = frame.f_locals.get("self")
+        if type(owner).__module__.startswith("sklearn_dpgd."):
+            return None  # the package's own object running inherited code
+        for cls in type(owner).__mro__:
+            entry = TABLE.get((cls.__module__, cls.__name__))
+            if entry is not None:
+                return entry[0], entry[1], type(owner).__name__, owner
+    if not hasattr(code, "co_qualname") and module in _TABLE_MODULES:
+        # Python 3.10: a closure (a decorator's wrapper) shows only its own name;
+        # in a module the table classifies, it is taken as part of its construct.
+        return None
+    head = getattr(code, "co_qualname", code.co_name).partition(".")[0]
+    if head.startswith("<"):
+        return None  # an inline expression of a frame further up
+    entry = TABLE.get((module, head))
+    if entry is not None:
+        # A function names its kind (its own name varies between the parent's
+        # clone and the worker's fit, and one leak must be one key).
+        return entry[0], entry[1], DEFAULT_NAMES.get(entry[1], entry[1]), None
+    name = type(owner).__name__ if owner is not None else head
+    return "unknown", None, f"{name}", None
+
+
+def _region(frame):
+    """The third-party frames between the user's outermost call and ``frame``.
+
+    Frames above the outermost frame of user code (a test runner, a notebook
+    kernel) do not run the fit on the user's behalf; with no user code on the
+    stack (a joblib worker) the whole stack counts.
+    """
+    frames = []
+    last_user = None
     while frame is not None:
-        module = frame.f_globals.get("__name__", "")
-        if module.startswith("sklearn."):
-            kind = _CONSTRUCT_FUNCTIONS.get((module, frame.f_code.co_name))
-            owner = None
-            if "self" in frame.f_code.co_varnames:
-                owner = frame.f_locals.get("self")
-            if owner is not None:
-                names = _qualnames(type(owner))
-                if names & _CONTAINERS and all(owner is not c for c in containers):
-                    containers.append(owner)
-                kind = next(
-                    (k for q, k in _CONSTRUCT_CLASSES.items() if q in names), kind
-                )
-            if kind is not None:
-                if owner is not None and names & set(_CONSTRUCT_CLASSES):
-                    kinds[kind] = type(owner).__name__  # the class names it best
-                else:
-                    kinds.setdefault(kind, _DEFAULT_NAMES.get(kind, kind))
+        origin = frame_origin(frame)
+        if origin == "user":
+            last_user = len(frames)
+        frames.append((frame, origin))
         frame = frame.f_back
-    return containers, kinds
+    if last_user is not None:
+        frames = frames[:last_user]
+    return [f for f, origin in frames if origin == "third"]
 
 
-def boundary_leaks(frame):
-    """``[(key, message)]`` of every leak around a fit called below ``frame``."""
-    containers, kinds = _enclosing(frame)
+def _public_fit_count(kind, frame):
+    """How many private fits a composing wrapper makes, from public shapes; or None.
+
+    Only numbers of columns and the wrapper's parameters (never a count of rows or
+    of labels read from y): outputs of a multi-output wrapper or chain, the
+    elimination steps of ``RFE`` (read from the locals of its fit).
+    """
+    local = frame.f_locals
+    if kind in ("multioutput", "chain"):
+        shape = np.shape(local.get("y" if kind == "multioutput" else "Y"))
+        return shape[1] if len(shape) == 2 else None
+    if kind == "rfe" and {"n_features", "n_features_to_select", "step"} <= set(local):
+        n, keep, step = (
+            local[k] for k in ("n_features", "n_features_to_select", "step")
+        )
+        if isinstance(step, int) and step >= 1 and n >= keep:
+            return -(-(n - keep) // step) + 1  # the eliminations, then the final fit
+    return None
+
+
+def _enclosing(frame):
+    """``(containers, {kind: name}, unknown, bootstrap, {kind: fits})`` above."""
+    containers, kinds, unknown, bootstrap, fits = [], {}, {}, False, {}
+    for f in _region(frame):
+        found = _classify(f)
+        if found is None:
+            continue
+        status, kind, name, owner = found
+        if status == "unknown":
+            module = f.f_globals.get("__name__", "")
+            unknown.setdefault((module, name), None)
+            continue
+        if status == CONTAINER:
+            if all(owner is not c for c in containers):
+                containers.append(owner)
+            continue
+        if status == TARGET and _target_is_private(owner):
+            continue
+        if status in (LEAKY, COMPOSING, TARGET):
+            if kind == "bagging":
+                params = owner.get_params(deep=False) if owner is not None else {}
+                bootstrap = bootstrap or bool(
+                    params.get("bootstrap", f.f_locals.get("bootstrap", True))
+                )
+            if status == COMPOSING and fits.get(kind) is None:
+                fits[kind] = _public_fit_count(kind, f)
+            if owner is not None:
+                kinds[kind] = name  # the class names it best
+            else:
+                kinds.setdefault(kind, name)
+    return containers, kinds, list(unknown), bootstrap, fits
+
+
+def _budget(estimator):
+    """The estimator's ``(epsilon, delta)`` parameters (nan where it has none)."""
+    values = [getattr(estimator, k, None) for k in ("epsilon", "delta")]
+    return [float(v) if isinstance(v, (int, float)) else float("nan") for v in values]
+
+
+def _total(fits, epsilon, delta):
+    """The basic-composition total of ``fits`` fits at ``(epsilon, delta)`` each."""
+    if fits is None:
+        return " (up to their sum)"
+    return (
+        f" ({fits} fits: at most epsilon={fits * epsilon:g} at delta="
+        f"{fits * delta:g} by sequential composition)"
+    )
+
+
+def boundary_leaks(frame, estimator=None, *, known_only=False):
+    """``[(key, construct, message)]`` of every leak around a fit called below.
+
+    ``known_only``: the classified constructs only (the check made when a
+    construct clones the estimator, before it fits anything).
+    """
+    containers, kinds, unknown, bootstrap, fits = _enclosing(frame)
+    if estimator is not None:
+        _check_binary_subproblems(kinds, estimator)
     for kind in list(kinds):
-        for covered in _COVERS.get(kind, ()):
+        for covered in COVERS.get(kind, ()):
             kinds.pop(covered, None)
     found = {}
     for container in reversed(containers):  # outermost first: the fullest paths
         for path, name, reads in privacy_leaks(container):
             key = ("step", path, name, reads)
-            found.setdefault((name, reads), (key, step_leak_message(path, name, reads)))
+            message = step_leak_message(path, name, reads)
+            found.setdefault((name, reads), (key, name, message))
     leaks = list(found.values())
+    epsilon, delta = _budget(estimator)
+    if "bagging" in kinds and not bootstrap:  # subsets without replacement
+        kinds["subsets"] = kinds.pop("bagging")
     for kind, name in kinds.items():
-        leaks.append((("construct", kind, name), _CONSTRUCTS[kind].format(name=name)))
+        total = _total(fits.get(kind), epsilon, delta)
+        message = MESSAGES[kind].format(name=name, epsilon=epsilon, total=total)
+        if kind == "bagging":
+            message += (
+                " Refused (not only warned): its bootstrap counts reach the fit "
+                "as sample_weight above the public max_sample_weight."
+            )
+        leaks.append((("construct", kind, name), name, message))
+    if not known_only:
+        for module, name in unknown:
+            message = UNKNOWN_MESSAGE.format(name=name, module=module)
+            leaks.append((("unknown", module, name), name, message))
     return leaks
 
 
-def report_leaks(leaks, stacklevel=3):
-    """Warn once per process for each leak, or raise the first in strict mode.
+def _check_binary_subproblems(kinds, estimator):
+    """A one-vs-rest or one-vs-one wrapper gives each fit a binary 0/1 target."""
+    classes = getattr(estimator, "classes", None)
+    if classes is None or not ({"ovr", "ovo"} & set(kinds)):
+        return
+    if len(classes) != 2:
+        name = kinds.get("ovr", kinds.get("ovo"))
+        raise ValueError(
+            f"{type(estimator).__name__}(classes={list(classes)!r}) inside {name}: "
+            "each of its sub-problems is binary (the wrapper relabels y as 0/1 for "
+            "every fit), so pass classes=[0, 1]; or drop the wrapper and fit "
+            f"{type(estimator).__name__}(classes={list(classes)!r}) directly (one "
+            "multiclass fit, one budget)."
+        )
+
+
+def _user_location():
+    frame, _ = user_frame(sys._getframe(2))
+    if frame is None:
+        return "(no user code on the stack: a worker thread or process)"
+    return f"{frame.f_code.co_filename}:{frame.f_lineno}"
+
+
+def report_leaks(leaks, estimator=None):
+    """Record each leak in the open ledgers, then warn, or raise in strict mode.
+
+    Leaks already reported for this estimator when a construct cloned it (in the
+    caller's process, at the user's line) are skipped: the fit in a joblib
+    worker does not repeat them.
+
+    Returns
+    -------
+    keys : list
+        The keys of the leaks reported.
 
     Raises
     ------
     PrivacyLeakError
-        While a ``PrivacyLedger(strict=True)`` is open, for the first leak.
+        While a ``PrivacyLedger(strict=True)`` is open, for the first leak; and
+        for ``BaggingClassifier`` with bootstrap samples in any mode.
     """
-    if leaks and _strict_mode():
+    done = () if estimator is None else vars(estimator).get("_boundary_reported", ())
+    leaks = [leak for leak in leaks if leak[0] not in done]
+    if not leaks:
+        return []
+    location = _user_location()
+    for key, construct, message in leaks:
+        _record_leak(key, construct, message, location)
+    refused = [m for k, _, m in leaks if k[:2] == ("construct", "bagging")]
+    if refused:
+        raise PrivacyLeakError(refused[0])
+    if _strict_mode():
         raise PrivacyLeakError(
-            leaks[0][1] + " (strict mode: nothing was read by the private fit)"
+            leaks[0][2] + " (strict mode: nothing was read by the private fit)"
         )
-    if leaks:
-        # Point at the user's line: the first caller outside the package, scikit-
-        # learn, joblib and the standard library's thread machinery.
-        frame, level = sys._getframe(1), 1
-        while frame is not None and (
-            frame.f_globals.get("__name__", "").partition(".")[0] in _INTERNAL
-        ):
-            frame, level = frame.f_back, level + 1
-        stacklevel = level + 1 if frame is not None else stacklevel
-    for key, message in leaks:
-        warn_once(message, PrivacyLeakWarning, stacklevel=stacklevel, key=key)
+    for key, _, message in leaks:
+        warn_once(message, PrivacyLeakWarning, stacklevel=3, key=key)
+    return [key for key, _, _ in leaks]
 
 
 def check_fit_boundary(estimator):
-    """Report every non-private scikit-learn construct around this fit.
+    """Report every construct around this fit that is not known to be private.
 
     Called by each private fit of the package before it charges a ledger or
-    reads data; see the module docstring for what is recognised.
+    reads data; see the module docstring for what is classified how.
 
     Parameters
     ----------
     estimator : estimator object
-        The private estimator or transformer about to fit (for the record; the
-        call stack above the caller is what is inspected).
+        The private estimator or transformer about to fit (its ``epsilon`` is
+        quoted for composing wrappers; the call stack above the caller is what is
+        inspected).
 
     Raises
     ------
@@ -411,7 +539,67 @@ def check_fit_boundary(estimator):
     PrivacyLeakWarning
         Otherwise, once per process for each distinct leak.
     """
-    report_leaks(boundary_leaks(sys._getframe(1)), stacklevel=4)
+    report_leaks(boundary_leaks(sys._getframe(1), estimator), estimator)
+
+
+def check_clone_boundary(estimator, clone):
+    """Report the classified leaks of a construct when it clones a private estimator.
+
+    scikit-learn's searches, cross-validation and wrappers clone the estimator in
+    the caller's process before they dispatch its fits: a leak found here is
+    recorded and warned at the user's line (once, not by every joblib worker), or
+    raised in strict mode before any fit starts (not inside scikit-learn's "All
+    the fits failed"). The clone remembers what was reported, so its fits do
+    not repeat it.
+
+    Parameters
+    ----------
+    estimator : estimator object
+        The private estimator being cloned.
+    clone : estimator object
+        Its clone (returned by the caller).
+
+    Raises
+    ------
+    PrivacyLeakError
+        In strict mode, for the first classified leak around the clone.
+    """
+    frame = sys._getframe(1)
+    found = (_classify(f) for f in _region(frame))
+    if not any(c is not None and c[0] != PRIVATE for c in found):
+        return  # the user's own clone (only clone's plumbing): nothing to mark
+    user, _ = user_frame(frame)
+    if user is not None:  # where the fits' own warnings point, from any worker
+        clone._boundary_location = (
+            user.f_code.co_filename,
+            user.f_lineno,
+            user.f_globals.get("__name__", "__main__"),
+        )
+    leaks = boundary_leaks(frame, estimator, known_only=True)
+    if not any(key[0] == "construct" for key, _, _ in leaks):
+        return  # a plain clone (the user's, a container's): the fit checks
+    # The step leaks of the object being cloned (outermost clone call's estimator).
+    root, f = None, frame
+    while f is not None:
+        if f.f_globals.get("__name__") == "sklearn.base" and f.f_code.co_name == (
+            "clone"
+        ):
+            root = f.f_locals.get("estimator", root)
+        f = f.f_back
+    keys = {key for key, _, _ in leaks}
+    if root is not None and root is not estimator:
+        for path, name, reads in privacy_leaks(root):
+            key = ("step", path, name, reads)
+            if key not in keys:
+                keys.add(key)
+                leaks.append((key, name, step_leak_message(path, name, reads)))
+    reported = report_leaks(leaks)
+    # What the reported constructs cover is reported too: a search's fits in a
+    # worker see only its cross-validation.
+    kinds = {key[1] for key in reported if key[0] == "construct"}
+    covered = {c for kind in kinds for c in COVERS.get(kind, ())}
+    reported += [("construct", c, DEFAULT_NAMES.get(c, c)) for c in covered]
+    clone._boundary_reported = frozenset(reported)
 
 
 def charge_ledgers(estimator, mechanism, *, neighboring, part=None):
@@ -436,7 +624,7 @@ def charge_ledgers(estimator, mechanism, *, neighboring, part=None):
     BudgetExhaustedError, UnrecordedFitError
         As ``_charge_active_ledgers``.
     """
-    report_leaks(boundary_leaks(sys._getframe(1)), stacklevel=4)
+    report_leaks(boundary_leaks(sys._getframe(1), estimator), estimator)
     # secure_mode's bounded samplers: the entry carries their total-variation
     # bound, which the ledgers pay out of the delta they compose at.
     support = (

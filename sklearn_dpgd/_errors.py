@@ -1,6 +1,8 @@
-"""Errors shared by every estimator: unfitted attributes."""
+"""Errors shared by every estimator: unfitted attributes, leaks at clone time."""
 
 from sklearn.exceptions import NotFittedError
+
+from ._boundary import check_clone_boundary
 
 __all__ = ["NotFittedAttributesMixin"]
 
@@ -30,3 +32,20 @@ class NotFittedAttributesMixin:
             )
         # Re-raise the original error (e.g. of an available_if descriptor).
         return object.__getattribute__(self, name)
+
+    def __sklearn_clone__(self):
+        """Clone as scikit-learn does, after the boundary check of the caller.
+
+        scikit-learn's searches, cross-validation and wrappers clone the estimator
+        before they fit it: :func:`~sklearn_dpgd._boundary.check_clone_boundary`
+        names their leak there, at the user's line and before any fit (strict
+        mode: raises :class:`~sklearn_dpgd.exceptions.PrivacyLeakError`).
+
+        Returns
+        -------
+        clone : estimator
+            An unfitted estimator with the same parameters.
+        """
+        clone = super().__sklearn_clone__()
+        check_clone_boundary(self, clone)
+        return clone

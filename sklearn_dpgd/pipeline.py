@@ -463,10 +463,10 @@ class PrivatePipeline(NotFittedAttributesMixin, MetaEstimatorMixin, _BaseComposi
         # any step reads data: a warning once per process per leak (a search fits
         # many clones), or in strict mode an error before anything is fitted.
         leaks = [
-            (("step", path, name, reads), step_leak_message(path, name, reads))
+            (("step", path, name, reads), name, step_leak_message(path, name, reads))
             for path, name, reads in find_privacy_leaks(pipe)
         ]
-        report_leaks(leaks + boundary_leaks(sys._getframe(1)), stacklevel=3)
+        report_leaks(leaks + boundary_leaks(sys._getframe(1), self), self)
         readers = self._readers(pipe)
         self.accounting_, self.budget_ = self._plan(readers)
         gaussian = {path: _is_gaussian(est) for path, est in readers}

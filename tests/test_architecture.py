@@ -250,6 +250,7 @@ ROOT_MODULES = {
     # cross-cutting helpers used by every layer
     "sklearn_dpgd._base",
     "sklearn_dpgd._boundary",
+    "sklearn_dpgd._boundary_table",
     "sklearn_dpgd._errors",
     "sklearn_dpgd._public_size",
     "sklearn_dpgd._sklearn_compat",
@@ -273,12 +274,13 @@ SUBPACKAGES = {
 # estimators that read them), and nothing imports the package's __init__ but
 # __main__.
 LAYERS = {
-    0: {"exceptions", "_base", "_errors", "_public_size", "_sklearn_compat"}
+    0: {"exceptions", "_base", "_boundary_table", "_public_size", "_sklearn_compat"}
     | {"_validation", "_warnings"},
     1: {"accounting"},
     # _boundary: the check every private fit makes of the scikit-learn constructs
-    # around it (reads the ledgers' strict flag).
-    2: {"_engine", "_boundary"},
+    # around it (reads the ledgers' strict flag); _errors: the estimators' shared
+    # mixin, whose clone runs that check.
+    2: {"_engine", "_boundary", "_errors"},
     3: {"_solvers"},
     4: {"schedules"},
     5: {"linear_model", "preprocessing", "pipeline", "baselines"},

@@ -88,6 +88,9 @@ from ._ledger import (
     _ledger_guard_state as _ledger_guard_state,
 )
 from ._ledger import (
+    _record_leak as _record_leak,
+)
+from ._ledger import (
     _seed_position as _seed_position,
 )
 from ._ledger import (

@@ -11,6 +11,7 @@ import contextvars
 import math
 import os
 import threading
+from typing import NamedTuple
 
 import joblib
 
@@ -84,6 +85,40 @@ def _close(ledger, token, backend, exc_info):
         slot[1] -= 1
         if slot[1] == 0:
             del _OPEN_LEDGERS[id(ledger)]
+
+
+class LeakRecord(NamedTuple):
+    """One leak around a private fit, as :attr:`PrivacyLedger.leaks` lists it.
+
+    Parameters
+    ----------
+    construct : str
+        What leaks: the scikit-learn (or third-party) class or function, or the
+        non-private step of a container.
+    releases : str
+        The message: what it releases without noise and what to use instead.
+    location : str
+        ``"file:line"`` of the user's call that ran it.
+    """
+
+    construct: str
+    releases: str
+    location: str
+
+
+def _record_leak(key, construct, releases, location):
+    """Add a leak to every user ledger open in this context or process (once each)."""
+    record = LeakRecord(construct, releases, location)
+    with _LEDGER_LOCK:
+        ledgers = {id(s[0]): s[0] for s in _OPEN_LEDGERS.values()}
+        ledgers.update((id(led), led) for led in _ACTIVE_LEDGERS.get())
+        for ledger in ledgers.values():
+            if getattr(ledger, "_internal", False):
+                continue
+            seen = ledger.__dict__.setdefault("_leak_keys", set())
+            if (key, location) not in seen:
+                seen.add((key, location))
+                ledger.__dict__.setdefault("_leaks", []).append(record)
 
 
 class PrivacyLedger:
@@ -220,6 +255,10 @@ class PrivacyLedger:
         )
         self.cap_delta = None if delta is None else _check_delta(delta)
         self._entries = []
+        # Leaks around the fits made while open (LeakRecord), whether or not the
+        # warning was shown; what made each distinct.
+        self._leaks = []
+        self._leak_keys = set()
         self._tokens = {}  # thread id -> [(context token, joblib config), ...]
         # Fixed-seed fits drawn inside this ledger: each gets its position as a
         # spawn key, so two fits with one integer random_state never share noise.
@@ -288,6 +327,21 @@ class PrivacyLedger:
         """The recorded mechanisms, in order: tuple of LedgerEntry."""
         with _LEDGER_LOCK:
             return tuple(self._entries)
+
+    @property
+    def leaks(self):
+        """Every leak found around a fit while this ledger was open: tuple of records.
+
+        Each record is a named tuple ``(construct, releases, location)``: the
+        scikit-learn (or third-party) construct or non-private step, the message
+        saying what it releases without noise and what to use instead, and the
+        ``"file:line"`` of the user's call. Filled whether or not the
+        :class:`~sklearn_dpgd.exceptions.PrivacyLeakWarning` is shown (it shows
+        once per process; a second leaky pipeline later in a notebook is listed
+        here) and in strict mode too; once per construct and call line.
+        """
+        with _LEDGER_LOCK:
+            return tuple(self.__dict__.get("_leaks", ()))
 
     @property
     def neighboring(self):

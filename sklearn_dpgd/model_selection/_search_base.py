@@ -496,6 +496,15 @@ class _BasePrivateSearch(
                 f"{type(est).__name__} spent more than the budget the search gave "
                 "it; the search releases nothing."
             )
+        # Two-sided: a fit that records less than planned ran a mechanism its
+        # ledger does not show (or skipped one the plan counts), so the records
+        # cannot be the audit of what read the data.
+        if mu < planned * (1.0 - _MU_TOLERANCE):
+            raise RuntimeError(
+                f"{type(est).__name__} recorded less than the budget the search gave "
+                "it: its ledger does not account for the fit the search planned; "
+                "the search releases nothing."
+            )
         for entry in entries:
             self.ledger_.charge(
                 entry.mechanism,

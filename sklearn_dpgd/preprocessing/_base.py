@@ -138,7 +138,13 @@ def row_wise(func):
     ``FunctionTransformer`` as a leak unless its ``func`` is None, a NumPy ufunc
     (element-wise) or declared row-wise here: each output row a function of its
     own input row and of public constants only. The declaration is the user's
-    promise; nothing checks it.
+    promise; nothing checks it. It also promises that every private value lies in
+    the function's domain: ``np.log`` of a zero or negative value gives ``-inf``
+    or ``nan`` with NumPy's ``RuntimeWarning``, so the fit fails or warns exactly
+    when some private row is outside the domain, which releases that fact (a
+    ufunc is accepted as row-wise, this is not detected). Clip to public bounds
+    first, or use a total function (``np.arcsinh``, ``np.log1p`` of clipped
+    non-negative values).
 
     Parameters
     ----------
