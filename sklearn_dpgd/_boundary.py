@@ -161,8 +161,11 @@ def _may_be_sparse(est):
         return any(_may_be_sparse(t) for _, t in params["transformer_list"])
     if isinstance(params.get("transformers"), list):  # a nested ColumnTransformer
         return _container_leak(est) is not None
+    # The package's DPTableVectorizer builds its ColumnTransformer with
+    # sparse_threshold=0: always dense, whatever its name says.
+    own = type(est).__module__.startswith("sklearn_dpgd.")
     return (
-        name.endswith("Vectorizer")
+        (name.endswith("Vectorizer") and not own)
         or name in ("FeatureHasher", "TfidfTransformer")
         or bool(params.get("sparse_output", False))
     )

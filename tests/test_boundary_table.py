@@ -419,3 +419,27 @@ def test_a_composing_wrapper_quotes_the_fits_its_ledger_records(run):
     # The quoted total bounds the ledger's exact composition at the quoted delta.
     delta = float(str(caught.message).split("at delta=")[1].split(" ")[0])
     assert ledger.epsilon(delta) <= fits * 0.5 * (1 + 1e-9)
+
+
+def test_the_table_vectorizer_in_a_column_transformer_is_dense_not_a_leak():
+    # DPTableVectorizer always returns a dense array (its own ColumnTransformer has
+    # sparse_threshold=0), so an outer ColumnTransformer's density test reads
+    # nothing; scikit-learn's CountVectorizer in the same place is still found.
+    from sklearn.compose import ColumnTransformer
+    from sklearn.feature_extraction.text import CountVectorizer
+    from sklearn.pipeline import make_pipeline
+
+    from sklearn_dpgd import DPLogisticRegression
+    from sklearn_dpgd.pipeline import find_privacy_leaks
+    from sklearn_dpgd.preprocessing import DPTableVectorizer
+
+    def leaks(step, cols):
+        ct = ColumnTransformer([("t", step, cols)], sparse_threshold=0.3)
+        return find_privacy_leaks(
+            make_pipeline(ct, DPLogisticRegression(classes=[0, 1]))
+        )
+
+    assert leaks(DPTableVectorizer(bounds={"a": (0, 1)}), ["a"]) == []
+    assert "ColumnTransformer" in [
+        name for _, name, _ in leaks(CountVectorizer(), "text")
+    ]
