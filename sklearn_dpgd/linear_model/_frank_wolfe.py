@@ -80,7 +80,7 @@ def frank_wolfe_setting(estimator):
         :func:`~sklearn_dpgd._solvers.frank_wolfe.frank_wolfe_radius` of ``C``
         (``C=1`` when ``C`` is None).
     n_steps : int
-        ``max_iter``, or :func:`~sklearn_dpgd._solvers.frank_wolfe.frank_wolfe_steps`.
+        ``max_iter``, or :data:`~sklearn_dpgd._solvers.frank_wolfe.FRANK_WOLFE_STEPS`.
     epsilon_0 : float
         Bounded-range parameter of each of the ``2 n_steps`` selections.
     order : float
@@ -90,7 +90,7 @@ def frank_wolfe_setting(estimator):
     radius = fw_solver.frank_wolfe_radius(C)
     eps, delta = float(estimator.epsilon), float(estimator.delta)
     n_steps = (
-        fw_solver.frank_wolfe_steps(eps)
+        fw_solver.FRANK_WOLFE_STEPS
         if estimator.max_iter == "auto"
         else int(estimator.max_iter)
     )
