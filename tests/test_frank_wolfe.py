@@ -15,11 +15,12 @@ import warnings
 import dp_accounting
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from scipy.special import log_softmax
 from sklearn.datasets import make_classification
 
 import sklearn_dpgd.linear_model._frank_wolfe as fw_module
-from sklearn_dpgd import BudgetExhaustedError, DPLogisticRegression
+from sklearn_dpgd import BudgetExhaustedError, DPHuberSVM, DPLogisticRegression
 from sklearn_dpgd._engine._losses import LOSS_CODES
 from sklearn_dpgd._engine._oracle import PrivateGradientOracle
 from sklearn_dpgd._solvers import frank_wolfe as fw_solver
@@ -319,3 +320,32 @@ def test_refuses_a_start_outside_the_ball():
     X, y = _data()
     with pytest.raises(ValueError, match="inside its L1 ball"):
         _fit(_model(max_iter=2), X, y, coef_init=np.full(12, 5.0))
+
+
+# ------------------------------------------------------------ inputs and models
+
+
+def test_dense_csr_and_float32_fit_alike():
+    X, y = _data(300)
+    dense = _fit(_model(max_iter=10), X, y)
+    csr = _fit(_model(max_iter=10), sp.csr_matrix(X), y)
+    single = _fit(_model(max_iter=10), X.astype(np.float32), y)
+    np.testing.assert_allclose(csr.coef_, dense.coef_, rtol=1e-9, atol=1e-12)
+    assert single.coef_.dtype == np.float32
+    np.testing.assert_allclose(single.coef_, dense.coef_, rtol=1e-4, atol=1e-6)
+
+
+def test_multiclass_and_huber_svm():
+    X, y = make_classification(
+        600, 8, n_informative=4, n_classes=3, n_clusters_per_class=1, random_state=2
+    )
+    X = X / np.abs(X).max()
+    clf = _fit(_model(classes=[0, 1, 2], epsilon=4.0, max_iter=30), X, y)
+    assert clf.coef_.shape == (3, 8)
+    assert np.count_nonzero(clf.coef_) <= 30
+    assert np.abs(clf.coef_).sum() + np.abs(clf.intercept_).sum() <= clf.l1_radius_
+    assert clf.score(X, y) > 0.5  # above the 1/3 of a constant model
+    Xb, yb = _data(2000, seed=1)
+    params = dict(solver="frank_wolfe", l1_ratio=1.0, C=0.01, epsilon=4.0, max_iter=40)
+    svm = _fit(DPHuberSVM(classes=[0, 1], random_state=0, **params), Xb, yb)
+    assert svm.score(Xb, yb) >= 0.85
