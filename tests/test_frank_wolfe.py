@@ -31,6 +31,7 @@ from sklearn_dpgd.accounting import (
     PrivacyLedger,
     ledger_epsilon,
 )
+from sklearn_dpgd.model_selection import PrivateGridSearchCV
 
 DELTA = 1e-6
 RADIUS = 3.0
@@ -349,3 +350,16 @@ def test_multiclass_and_huber_svm():
     params = dict(solver="frank_wolfe", l1_ratio=1.0, C=0.01, epsilon=4.0, max_iter=40)
     svm = _fit(DPHuberSVM(classes=[0, 1], random_state=0, **params), Xb, yb)
     assert svm.score(Xb, yb) >= 0.85
+
+
+def test_private_search_refuses_frank_wolfe_before_any_fit(monkeypatch):
+    X, y = _data()
+    monkeypatch.setattr(fw_module, "PrivateGradientOracle", None)  # never built
+    search = PrivateGridSearchCV(
+        _model(max_iter=5),
+        param_grid={"solver": ["gd", "frank_wolfe"]},
+        epsilon=1.0,
+        delta=DELTA,
+    )
+    with pytest.raises(ValueError, match="exponential-mechanism selections"):
+        _fit(search, X, y)
