@@ -33,6 +33,8 @@ from sklearn_dpgd.accounting import (
 )
 from sklearn_dpgd.model_selection import PrivateGridSearchCV
 
+from ._sklearn_checks import expected_failed_checks, parametrize_with_checks
+
 DELTA = 1e-6
 RADIUS = 3.0
 CLIP = 1.0
@@ -363,3 +365,17 @@ def test_private_search_refuses_frank_wolfe_before_any_fit(monkeypatch):
     )
     with pytest.raises(ValueError, match="exponential-mechanism selections"):
         _fit(search, X, y)
+
+
+# At a budget where the checks' accuracy bars (0.83 on a few dozen rows) are
+# reachable: a privacy reason, not a workaround.
+@parametrize_with_checks(
+    [
+        DPLogisticRegression(
+            epsilon=100.0, solver="frank_wolfe", l1_ratio=1.0, C=1.0, max_iter=30
+        )
+    ],
+    expected_failed_checks=expected_failed_checks,
+)
+def test_sklearn_estimator_checks(estimator, check):
+    check(estimator)
