@@ -289,9 +289,19 @@ def test_accuracy_on_a_small_separable_problem():
     assert np.count_nonzero(clf.coef_) < X.shape[1]
 
 
-def test_secure_mode_runs_and_is_not_seeded():
+def test_secure_mode_runs_and_is_not_seeded(monkeypatch):
     X, y = _data(200)
+    made = []
+    original = fw_module.make_generator
+
+    def recording(seed, secure_mode):
+        made.append((seed, secure_mode))
+        return original(seed, secure_mode)
+
+    monkeypatch.setattr(fw_module, "make_generator", recording)
     a = _fit(_model(max_iter=5, secure_mode=True), X, y)
+    # The package's secure sampler, with fresh entropy (random_state is ignored).
+    assert [secure for _, secure in made] == [True]
     b = _fit(_model(max_iter=5, secure_mode=True), X, y)
     assert a.ledger_ == b.ledger_
     assert np.abs(a.coef_).sum() <= a.l1_radius_
@@ -379,3 +389,10 @@ def test_private_search_refuses_frank_wolfe_before_any_fit(monkeypatch):
 )
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)
+
+
+def test_refuses_dask_input():
+    da = pytest.importorskip("dask.array")
+    X, y = _data(100)
+    with pytest.raises(ValueError, match="frank_wolfe.*dask"):
+        _fit(_model(max_iter=2), da.from_array(X, chunks=50), da.from_array(y, 50))
