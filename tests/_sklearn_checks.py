@@ -24,7 +24,8 @@ _SAMPLE_WEIGHT_CHECKS = (
 )
 _UNWEIGHTED_REASON = (
     "privacy: sample and class weights are refused with solver='newton', whose "
-    "direction's sensitivity is derived for unweighted Hessians"
+    "direction's sensitivity is derived for unweighted Hessians, and with "
+    "solver='frank_wolfe', whose selections' sensitivities are derived unweighted"
 )
 
 # The linear models with solver="gd" or "snowball" (any schedule), the baselines
@@ -73,7 +74,7 @@ _ADAPTIVE_CLASS_WEIGHT_REASON = (
 
 def _weighted(params):
     # The baselines have no solver: their one mechanism takes weights.
-    return params.get("solver", "gd") != "newton"
+    return params.get("solver", "gd") not in ("newton", "frank_wolfe")
 
 
 def expected_failed_checks(estimator):

@@ -66,10 +66,11 @@ class PrivateGradientOracle:
     rng : numpy.random.Generator
         Source of the Gaussian noise and of the Poisson samples (for dask data: of
         the per-chunk seeds of the samples, drawn by the client).
-    public_n_samples : int
+    public_n_samples : int or None
         ``m``: the public size (:mod:`sklearn_dpgd._public_size`). The divisor of
         the sums is ``q m``, never the private number of rows, and ``n_samples``
-        (read by the optimisers) is ``m``.
+        (read by the optimisers) is ``m``. None only for the selections, which
+        divide by nothing (:meth:`noisy_vertex`, :meth:`noisy_argmin`).
     sampling_rate : float, default=1.0
         ``q``: each step sums each row independently with probability ``q``
         (Poisson sampling, as the accounting of Mironov, Talwar & Zhang 2019
@@ -137,7 +138,8 @@ class PrivateGradientOracle:
         self._rng = rng
         # Only the public size leaves the oracle: the private number of rows stays
         # inside the data backend (it draws the Poisson samples).
-        self.n_samples, self.n_features = int(public_n_samples), self._rows.n_features
+        self.n_samples = None if public_n_samples is None else int(public_n_samples)
+        self.n_features = self._rows.n_features
         self.n_outputs = n_outputs
         self.sampling_rate = float(sampling_rate)
 
@@ -345,6 +347,67 @@ class PrivateGradientOracle:
             draws = self._rng.exponential(scale, size=sums.size)
         return int(np.argmax(-(sums + public_scores) + draws))
 
+    def vertex_noise_scale(self, radius, epsilon):
+        """Gumbel scale ``2 r Delta / epsilon`` of :meth:`noisy_vertex` (``Delta``:
+        the clipped sum's L2 sensitivity, ``C`` or ``2 C`` times ``w_max``)."""
+        return 2.0 * float(radius) * self._sensitivity / float(epsilon)
+
+    def noisy_vertex(self, W, b, radius, epsilon):
+        """The exponential mechanism's vertex of the L1 ball (Frank-Wolfe).
+
+        The candidates are the ``2 K p`` vertices ``v = +-r e_(k, j)`` of the L1
+        ball of radius ``r`` over the coefficients and (if fitted) the
+        intercepts; vertex ``v`` scores ``u_v = -<S, v>``, ``S`` the sum of the
+        per-example gradients clipped to ``C`` (L2, all outputs together). The
+        vertex maximising ``u_v + G_v`` is returned, ``G_v`` Gumbel noise of
+        scale :meth:`vertex_noise_scale`. Only its position leaves the oracle.
+
+        Parameters
+        ----------
+        W : ndarray of shape (n_outputs, n_features), float64
+        b : ndarray of shape (n_outputs,), float64
+        radius : float
+            ``r`` > 0, public.
+        epsilon : float
+            Bounded-range parameter of the selection, > 0.
+
+        Returns
+        -------
+        output, coordinate, sign : int
+            The vertex ``sign * r e_(output, coordinate)``; ``coordinate ==
+            n_features`` is the intercept.
+
+        Raises
+        ------
+        BudgetExhaustedError
+            If the selection would overspend; nothing is computed then.
+
+        Notes
+        -----
+        Talwar, Thakurta & Zhang (NeurIPS 2015), Algorithm 1, with the sum for
+        the mean (same argmax, no divisor). A row moves ``S`` by ``g``
+        (add/remove) or ``g - g'`` (replace), of L2 norm at most ``Delta``: each
+        score moves by at most ``r ||g||_inf <= r Delta``.
+        The scores move in both directions (``+r e_j`` and ``-r e_j`` move
+        opposite ways), so the exponential mechanism ``P(v) ~ exp(epsilon u_v /
+        (2 r Delta))`` (McSherry & Talwar 2007), sampled by the Gumbel-max trick,
+        has its privacy loss in an interval of width ``epsilon``: it is
+        ``epsilon``-bounded range (Durfee & Rogers, NeurIPS 2019), charged
+        ``epsilon^2 / 8``-zCDP (Cesar & Rogers, ALT 2021).
+        """
+        self.privacy_filter.charge(NoisyMaxSteps(float(epsilon), noise="gumbel"))
+        grad = self._rows.clipped_sum(W, b, self._kernel_args, 1.0, self._rng)
+        width = self.n_features + 1 if self._fit_intercept else self.n_features
+        scores = float(radius) * grad[:, :width].ravel()
+        # Vertex -r e_j scores r S_j, vertex +r e_j scores -r S_j.
+        scores = np.concatenate((scores, -scores))
+        scale = self.vertex_noise_scale(radius, epsilon)
+        scores += self._rng.gumbel(0.0, scale, size=scores.size)
+        index = int(np.argmax(scores))
+        sign = -1 if index < scores.size // 2 else 1
+        output, coordinate = divmod(index % (scores.size // 2), width)
+        return output, coordinate, sign
+
     def sparse_vector_armijo(
         self, W, b, D, db, etas, public_offsets, objective_clip, budget, noise
     ):
@@ -547,7 +610,8 @@ class PrivateNewtonOracle:
         self._factor = float(sensitivity_factor)
         self.privacy_filter = privacy_filter
         self._rng = rng
-        self.n_samples, self.n_features = int(public_n_samples), self._rows.n_features
+        self.n_samples = None if public_n_samples is None else int(public_n_samples)
+        self.n_features = self._rows.n_features
         # c: the largest operator norm of one row's term of H / m.
         self.curvature_bound = self._bound**2 / (
             (2.0 if softmax_ else 4.0) * self.n_samples

@@ -59,6 +59,7 @@ from ._calibration import (
     temperature_scale,
     temperature_scale_multinomial,
 )
+from ._frank_wolfe import solve_frank_wolfe
 from ._newton import solve_newton
 from ._penalty import check_penalty, penalty_strength
 from ._utility import utility_checks, warn_weak_delta
@@ -114,7 +115,7 @@ class _BaseDPLinearModel(NotFittedAttributesMixin, BaseEstimator):
         "classes": ["array-like", None],
         "class_weight": [dict, StrOptions({"balanced"}), None],
         "max_sample_weight": [Interval(Real, 0, None, closed="neither")],
-        "solver": [StrOptions({"gd", "snowball", "newton"})],
+        "solver": [StrOptions({"gd", "snowball", "newton", "frank_wolfe"})],
         "radius": [Interval(Real, 0, None, closed="neither")],
         "random_state": ["random_state"],
         "secure_mode": ["boolean"],
@@ -141,9 +142,12 @@ class _BaseDPLinearModel(NotFittedAttributesMixin, BaseEstimator):
         candidate this before reading any data.
         """
         if self.solver != "gd":
-            how = "Renyi DP (amplification by iteration)" * (self.solver == "snowball")
+            how = {
+                "snowball": "Renyi DP (amplification by iteration)",
+                "frank_wolfe": "exponential-mechanism selections",
+            }.get(self.solver, "Newton steps")
             return (
-                f"solver={self.solver!r} is accounted by {how or 'Newton steps'}, "
+                f"solver={self.solver!r} is accounted by {how}, "
                 "not as the searches' Gaussian gradient steps; use solver='gd'"
             )
         if isinstance(self.schedule, AdaptiveSchedule):
@@ -354,7 +358,9 @@ class _BaseDPLinearModel(NotFittedAttributesMixin, BaseEstimator):
                 X, y_index, n_outputs, initial, seed, sample_weight
             )
         else:
-            solve = solve_newton if self.solver == "newton" else type(self)._solve_gd
+            solve = {"newton": solve_newton, "frank_wolfe": solve_frank_wolfe}.get(
+                self.solver, type(self)._solve_gd
+            )
             result = solve(self, X, y_index, n_outputs, initial, seed, sample_weight)
         add_secure_support(set_fitted(self, result))
         return self

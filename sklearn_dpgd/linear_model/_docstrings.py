@@ -170,8 +170,17 @@ _PARAMS_OPTIMISER = """\
         largest class weight); at the default 1.0 weights only lower a row's
         influence and the guarantee is that of the unweighted fit. Unused when
         ``fit`` gets no ``sample_weight``.
-    solver : {"gd", "snowball", "newton"}, default="gd"
-        "gd": the private gradient descent described above. "newton"
+    solver : {"gd", "snowball", "newton", "frank_wolfe"}, default="gd"
+        "gd": the private gradient descent described above. "frank_wolfe"
+        (``l1_ratio=1`` only): private Frank-Wolfe on the L1 ball of radius
+        ``200 sqrt(C)`` (``C=None``: 1) over the coefficients and intercepts
+        (Talwar, Thakurta & Zhang, NeurIPS 2015, Algorithm 1): ``max_iter``
+        ("auto": 50) iterations, each choosing a vertex ``+-r e_j`` and a step
+        size by the exponential mechanism, so at most ``max_iter`` non-zero
+        coefficients; accounted as ``2 max_iter`` bounded-range selections in
+        RDP, and no step reads the number of rows (user guide, "Coming from
+        scikit-learn"). It refuses ``alpha`` (set ``C``), weights, ``schedule``,
+        ``batch_size`` and dask input. "newton"
         (:class:`DPLogisticRegression`, binary or multinomial): ``max_iter``
         ("auto": 8) private damped Newton iterations, each a noisy gradient and a
         noisy direction ``(H / m + D)^{-1} g`` (the double-noise mechanism of
@@ -258,13 +267,18 @@ _ATTRIBUTES = """\
     public_n_samples_ : int
         The public size every size-dependent rule used: ``public_n_samples``,
         ``n_samples`` under ``neighboring="replace"``, or the private (noisy,
-        charged) estimate of ``n_samples``.
+        charged) estimate of ``n_samples``; None for ``solver="frank_wolfe"``,
+        which uses no size.
     clip_norm_ : float
         The clipping threshold used (``clip_norm`` with "auto" resolved).
     alpha_ : float
         The penalty's strength used: ``alpha`` with "auto" resolved, or ``1 / (C
         m)``; times the factor of ``class_weight="balanced"``. Its L2 part is
-        ``(1 - l1_ratio) alpha_``, its L1 part ``l1_ratio alpha_``.
+        ``(1 - l1_ratio) alpha_``, its L1 part ``l1_ratio alpha_``. None for
+        ``solver="frank_wolfe"``, which constrains instead (``l1_radius_``).
+    l1_radius_ : float
+        ``solver="frank_wolfe"`` only: the radius of its L1 ball, ``200
+        sqrt(C)``; ``|intercept_| + ||coef_||_1 <= l1_radius_``.
     calibration_ : "temperature" or None
         The calibration that ran (``calibration`` with "auto" resolved; always
         None for :class:`DPHuberSVM`, which has no probabilities).
@@ -274,7 +288,8 @@ _ATTRIBUTES = """\
         None without calibration. A private output like ``coef_``.
     learning_rates_ : ndarray of shape (`n_iter_`,)
         Step size of each update: the plan's (data-independent schedules and
-        Snowball-SGD) or the privately chosen one (adaptive schedules).
+        Snowball-SGD) or the privately chosen one (adaptive schedules and
+        ``solver="frank_wolfe"``).
     n_features_in_ : int
         Number of features seen during fit.
     feature_names_in_ : ndarray of shape (`n_features_in_`,)

@@ -51,6 +51,8 @@ def check_penalty(estimator):
             "C is not supported by solver='snowball', whose plan is fixed before "
             "the public size is known; set alpha instead."
         )
+    if estimator.solver == "frank_wolfe":
+        return  # its L1 ball: _frank_wolfe.check_frank_wolfe
     no_prox = estimator.solver != "gd" or isinstance(
         estimator.schedule, AdaptiveSchedule
     )
