@@ -66,6 +66,17 @@ PLUMBING_MODULES = (
     # model on private rows.
     "sklearn.utils.estimator_checks",
     "sklearn.utils._testing",
+    # Test runners and notebook kernels: they call the user's code, which calls the
+    # fit; they see no rows. Needed where the outermost frame counts as user code
+    # (pytest-xdist's workers start from a `python -c` bootstrap, so pytest's own
+    # frames would otherwise sit between that "user" frame and the test).
+    "_pytest",
+    "pytest",
+    "pluggy",
+    "execnet",
+    "xdist",
+    "IPython",
+    "ipykernel",
 )
 
 _VAL = "sklearn.model_selection._validation"
