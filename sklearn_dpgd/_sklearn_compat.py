@@ -20,12 +20,14 @@ from sklearn.utils._param_validation import (
 from sklearn.utils._set_output import _safe_set_output
 from sklearn.utils.metaestimators import _BaseComposition
 from sklearn.utils.validation import _check_feature_names, _check_n_features
-from sklearn.utils.validation import _check_sample_weight as _sklearn_check_sample_weight
+from sklearn.utils.validation import (
+    _check_sample_weight as _sklearn_check_sample_weight,
+)
 
 # scikit-learn 1.9 refuses all-zero weights unless ``allow_all_zero_weights=True``;
 # 1.6-1.8 neither refuse them nor know the keyword.
-_HAS_ALLOW_ALL_ZERO = (
-    "allow_all_zero_weights" in inspect.signature(_sklearn_check_sample_weight).parameters
+_HAS_ALLOW_ALL_ZERO = "allow_all_zero_weights" in (
+    inspect.signature(_sklearn_check_sample_weight).parameters
 )
 
 

@@ -15,8 +15,7 @@ import numpy as np
 import pytest
 from joblib._parallel_backends import ThreadingBackend
 
-from sklearn_dpgd import DPLogisticRegression
-from sklearn_dpgd import _sklearn_compat
+from sklearn_dpgd import DPLogisticRegression, _sklearn_compat
 from sklearn_dpgd.accounting._joblib import LedgerThreadingBackend
 
 ROOT = Path(__file__).resolve().parents[1]

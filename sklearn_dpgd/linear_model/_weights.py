@@ -27,6 +27,7 @@ scales the unweighted sensitivity by ``w_max``.
 import math
 
 import numpy as np
+
 from .._engine._dask import is_dask_collection
 from .._public_size import count_noise_multiplier
 from .._sklearn_compat import _check_sample_weight as _sklearn_check_sample_weight
