@@ -52,9 +52,13 @@ def test_sample_weight_check_works_without_allow_all_zero_weights(monkeypatch):
     # a weighted fit must not pass it there.
     real = _sklearn_compat._sklearn_check_sample_weight
 
-    def old_signature(sample_weight, X, dtype=None, copy=False, only_non_negative=False):
+    def old_signature(
+        sample_weight, X, dtype=None, copy=False, only_non_negative=False
+    ):
         # 1.6-1.8 do not refuse all-zero weights.
-        return real(sample_weight, X, dtype=dtype, copy=copy, allow_all_zero_weights=True)
+        return real(
+            sample_weight, X, dtype=dtype, copy=copy, allow_all_zero_weights=True
+        )
 
     monkeypatch.setattr(_sklearn_compat, "_sklearn_check_sample_weight", old_signature)
     monkeypatch.setattr(_sklearn_compat, "_HAS_ALLOW_ALL_ZERO", False)
@@ -97,5 +101,5 @@ def test_ci_runs_the_floors():
     assert "floors.sh" in run
     script = (ROOT / ".ci" / "floors.sh").read_text(encoding="utf-8")
     assert "--constraint" in script and "3.10" in script
-    assert "requires-python = \">=3.10\"" in (ROOT / "pyproject.toml").read_text()
+    assert 'requires-python = ">=3.10"' in (ROOT / "pyproject.toml").read_text()
     assert inspect.signature(_sklearn_compat._check_sample_weight).parameters

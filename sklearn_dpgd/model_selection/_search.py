@@ -33,7 +33,10 @@ _RESERVED = (
 
 _SEARCH_ATTRIBUTES = """\
     best_params_ : dict
-        The chosen parameters.
+        The parameters ``best_estimator_`` was refit with:
+        ``cv_results_["params"][best_index_]``, or, for a search whose candidates
+        are resolved again for the refit (the default grid of
+        :class:`PrivateGridSearchCV`), ``cv_results_["refit_params"][best_index_]``.
     best_estimator_ : estimator
         The chosen configuration refit on all rows with the refit's share of the
         budget.
@@ -166,10 +169,13 @@ class PrivateGridSearchCV(_BasePrivateSearch):
         ``"selected"`` (bool) and ``"candidate_epsilon"`` (each candidate fit's
         epsilon); with the default grid also ``"param_radius_factor"`` and
         ``"refit_radius_factor"`` (the factor each candidate would be refit
-        with). No scores, ranks or fit times: each is a function of private rows
-        (only the chosen index is released, through the private comparison), so
-        there is no ``best_score_`` either; score ``best_estimator_`` on a test
-        set you do not release.
+        with) and ``"refit_params"`` (the parameters each candidate would be
+        refit with, at the refit's budget and size: ``best_params_`` is
+        ``cv_results_["refit_params"][best_index_]``). No scores, ranks or fit
+        times: each is a function of private rows (only the chosen index is
+        released, through the private comparison), so there is no
+        ``best_score_`` either; score ``best_estimator_`` on a test set you do
+        not release.
     selection_epsilon_ : float
         Pure epsilon of the report-noisy-max comparison.
 
@@ -308,6 +314,12 @@ class PrivateGridSearchCV(_BasePrivateSearch):
         -----
         PrivacyLeakWarning
             Once, if ``random_state`` is not None (and ``secure_mode`` is False).
+        UserWarning
+            If the estimator's ``epsilon`` was set and differs from the search's,
+            which replaces it.
+        UtilityWarning
+            Once for all candidate fits that warned one (they are shown as one
+            summary, not one per fit), and the refit's own.
         """
         self._validate_params()
         if self.cv is not None:
@@ -323,6 +335,7 @@ class PrivateGridSearchCV(_BasePrivateSearch):
             )
         default_grid, candidates = self._planned_candidates()
         neighboring = self._check_estimator(candidates)
+        self._warn_replaced_budget()
         weights = self._check_sample_weight(sample_weight, X, candidates)
         k = len(candidates)
         mu, mu_available, mu_refit, count_noise, eps_select = self._plan(
@@ -356,7 +369,7 @@ class PrivateGridSearchCV(_BasePrivateSearch):
         self.best_index_ = best
         self.selection_epsilon_ = eps_select
         self.cv_results_ = self._cv_results(
-            candidates, best, eps_candidate, refit_factors
+            candidates, best, eps_candidate, refit_factors, refit_grid
         )
         params = refit_grid[best] if default_grid else candidates[best]
         self._finish(charge, X, y, params, eps_refit, seeds, weights)
@@ -421,7 +434,7 @@ class PrivateGridSearchCV(_BasePrivateSearch):
         return candidates, refit_factors, refit_grid
 
     @staticmethod
-    def _cv_results(candidates, best, eps_candidate, refit_factors):
+    def _cv_results(candidates, best, eps_candidate, refit_factors, refit_grid):
         """``cv_results_``: the candidates and the winner, never a score."""
         k = len(candidates)
         results = {"params": candidates}
@@ -439,6 +452,7 @@ class PrivateGridSearchCV(_BasePrivateSearch):
         results["candidate_epsilon"] = np.full(k, eps_candidate)
         if refit_factors is not None:
             results["refit_radius_factor"] = np.asarray(refit_factors)
+            results["refit_params"] = list(refit_grid)
         return results
 
 
@@ -710,6 +724,7 @@ class LinearScalingSearch(_BasePrivateSearch):
         # Only learning_rate and max_iter vary, which do not change how a fit is
         # accounted: the estimator as given is checked.
         neighboring = self._check_estimator([{}])
+        self._warn_replaced_budget()
         weights = self._check_sample_weight(sample_weight, X, [{}])
         mu, mu_available, mu_final, count_noise, eps_select = self._plan(
             1.0 - sum(fractions), neighboring
