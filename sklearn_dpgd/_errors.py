@@ -1,4 +1,7 @@
-"""Errors shared by every estimator: unfitted attributes."""
+"""Errors shared by every estimator: unfitted attributes, and old pickles."""
+
+import copy
+import inspect
 
 from sklearn.exceptions import NotFittedError
 
@@ -14,7 +17,23 @@ class NotFittedAttributesMixin:
     ``hasattr`` stays False as scikit-learn's convention requires. On a fitted
     estimator a missing attribute (e.g. ``feature_names_in_`` after fitting on an
     array) raises Python's own AttributeError, as does any other name.
+
+    An estimator unpickled from an earlier version of the package that lacks a
+    parameter added since (e.g. ``C`` of the linear models) gets that parameter's
+    default, so ``repr``, ``get_params`` and ``clone`` work; its fitted attributes,
+    and so its predictions, are the pickle's.
     """
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        own = vars(self)
+        for name, param in inspect.signature(type(self).__init__).parameters.items():
+            if (
+                name != "self"
+                and name not in own
+                and param.default is not inspect.Parameter.empty
+            ):
+                setattr(self, name, copy.deepcopy(param.default))
 
     def __getattr__(self, name):
         # Called only when normal lookup failed. vars() rather than getattr, which
