@@ -145,3 +145,30 @@ def test_private_pipeline_budget_shares_add_up():
     for path, share in pipe.budget_shares_.items():
         eps, delta = pipe.budget_[path]
         assert gdp_mu(eps, delta) ** 2 == pytest.approx(share * mu**2, rel=1e-6)
+
+
+@pytest.mark.parametrize("kind", ["PrivatePipeline", "Pipeline"])
+def test_default_grid_for_a_pipeline_whose_last_step_is_a_package_model(kind):
+    X, y = _data(d=5)
+    steps = [
+        ("dpstandardscaler", DPStandardScaler(bounds=(-3.0, 3.0))),
+        ("dplogisticregression", DPLogisticRegression(classes=[0, 1])),
+    ]
+    estimator = PrivatePipeline(steps) if kind == "PrivatePipeline" else Pipeline(steps)
+    search = PrivateGridSearchCV(estimator, epsilon=1.0, delta=1e-6).fit(X, y)
+    params = search.cv_results_["params"]
+    assert len(params) == 3
+    steps_ = [p["dplogisticregression__learning_rate"] for p in params]
+    np.testing.assert_allclose(np.array(steps_) / steps_[0], [1.0, 4.0, 16.0])
+    assert search.best_params_ == search.cv_results_["refit_params"][search.best_index_]
+    final = search.best_estimator_[-1]
+    assert (
+        final.learning_rate
+        == search.best_params_["dplogisticregression__learning_rate"]
+    )
+    assert search.epsilon_ <= 1.0 + 1e-9
+    # The first candidate is the untuned default: what "auto" resolved to.
+    assert (
+        params[0]["dplogisticregression__max_iter"]
+        == search.cv_results_["params"][1]["dplogisticregression__max_iter"]
+    )

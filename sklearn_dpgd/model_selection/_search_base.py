@@ -495,7 +495,10 @@ class _BasePrivateSearch(
         ``y`` would release their number through the candidates' settings, beyond
         the candidate fits' own (warned) reading of the label set.
         """
-        classes = self._tuned().get_params(deep=False).get("classes")
+        tuned = self._tuned()
+        if isinstance(tuned, PrivatePipeline):
+            tuned = tuned.steps[-1][1]
+        classes = tuned.get_params(deep=False).get("classes")
         if classes is None:
             classes = (0, 1)
         n_features = _num_features(X)
@@ -579,13 +582,14 @@ class _BasePrivateSearch(
         return support_tv(1) if self.secure_mode else 0.0
 
     def _fit_candidates(
-        self, candidates, X_tr, y_tr, epsilon, seeds, train_size, w_tr=None
+        self, candidates, X_tr, y_tr, epsilon, seeds, train_size, w_tr=None, notes=None
     ):
         """Fit every candidate on the train part, each on a new spawned seed.
 
         ``n_jobs`` candidates at a time (joblib; the seeds are drawn here, so
         the fits and the ledger are those of ``n_jobs=1``); each fit's entries
-        are checked and copied into ``ledger_`` in the candidates' order.
+        are checked and copied into ``ledger_`` in the candidates' order. The
+        fits' UtilityWarnings are shown as one summary, or appended to ``notes``.
         """
         template = self._tuned()
         fitted = Parallel(n_jobs=self.n_jobs)(
@@ -599,12 +603,15 @@ class _BasePrivateSearch(
             )
             for c, s in zip(candidates, seeds.candidates(len(candidates)), strict=True)
         )
-        self._warn_candidate_utility([notes for _, _, notes in fitted], epsilon)
+        if notes is None:
+            self._warn_candidate_utility([n for _, _, n in fitted], epsilon)
+        else:  # the caller shows one summary for all its calls
+            notes.extend(n for _, _, n in fitted)
         return [
             self._record(est, entries, epsilon, "train") for est, entries, _ in fitted
         ]
 
-    def _warn_candidate_utility(self, notes, epsilon):
+    def _warn_candidate_utility(self, notes, epsilon, stacklevel=4):
         """One :class:`UtilityWarning` for the candidates' fits, not one per fit.
 
         A candidate gets a share of the budget the user never chose for a fit,
@@ -623,7 +630,7 @@ class _BasePrivateSearch(
             "the winner at the refit's budget runs its own checks, and warns if "
             "it is useless too.",
             UtilityWarning,
-            stacklevel=4,
+            stacklevel=stacklevel,
         )
 
     def _private_selection(self, models, X_val, y_val, epsilon, neighboring, rng):
