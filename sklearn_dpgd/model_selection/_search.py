@@ -113,7 +113,12 @@ class PrivateGridSearchCV(_BasePrivateSearch):
         factor ``f`` is refit as ``1 + (f - 1) mu_c / mu_r`` (``mu_c``, ``mu_r``:
         the GDP budgets of a candidate and of the refit), carrying it to the
         refit's budget under the linear rule of Panda et al. (ICML 2024, Sec.
-        2.2): a factor chosen with a small budget overshoots otherwise.
+        2.2): a factor chosen with a small budget overshoots otherwise. For a
+        ``Pipeline`` or ``PrivatePipeline`` whose final step is such a
+        classifier, the grid of that step (keys ``<step>__learning_rate``, ...)
+        at its share of each budget: the untuned default is fitted first, and the
+        width of the rows its fitted final step saw (a function of the private
+        preprocessing's release, no extra cost) shapes the other candidates.
     epsilon : float, default=1.0
         Total privacy budget of the whole search, > 0.
     delta : float, default=1e-8
