@@ -172,3 +172,22 @@ def test_default_grid_for_a_pipeline_whose_last_step_is_a_package_model(kind):
         params[0]["dplogisticregression__max_iter"]
         == search.cv_results_["params"][1]["dplogisticregression__max_iter"]
     )
+
+
+def test_threaded_candidate_fits_leave_the_warning_machinery_as_it_was():
+    # Inside a ledger the candidates run in threads; recording their warnings
+    # there could leave warnings.showwarning swapped (every later warning lost).
+    from sklearn_dpgd.accounting import PrivacyLedger
+
+    before = warnings.showwarning
+    search = PrivateGridSearchCV(
+        DPLogisticRegression(classes=[0, 1], max_iter=5),
+        {"learning_rate": [0.1, 0.2, 0.4, 0.8]},
+        epsilon=0.05,
+        delta=1e-6,
+        public_n_samples=60,
+        n_jobs=2,
+    )
+    with PrivacyLedger():
+        search.fit(*_data(n=60, d=8))
+    assert warnings.showwarning is before

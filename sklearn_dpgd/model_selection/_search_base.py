@@ -7,6 +7,7 @@ argument is in the docstring of :mod:`sklearn_dpgd.model_selection`.
 
 import inspect
 import math
+import threading
 import warnings
 from numbers import Integral, Real
 
@@ -109,15 +110,21 @@ def _fit_one(template, params, X, y, weights, collect_utility=False):
     ledger with the returned entries. The user's open ledgers were charged for
     the whole search before any data was read. With ``collect_utility``, the
     fit's :class:`~sklearn_dpgd.exceptions.UtilityWarning` s are returned as
-    texts instead of shown (the search shows one summary); other warnings are
-    shown as the fit raised them.
+    texts instead of shown (the search shows one summary), in a main thread (of
+    this process or of a worker process); other warnings are shown as the fit
+    raised them.
     """
     est = clone(template).set_params(**params)
     scratch = PrivacyLedger()
     scratch._internal = True  # the search's own: numbers no fixed seeds
+    # Recording swaps the process-wide warnings.showwarning, which two threads
+    # entering and leaving catch_warnings out of order could leave swapped for
+    # good (every later warning lost): fits in worker threads (a ledger's
+    # threading backend) show their UtilityWarnings themselves.
+    record = collect_utility and threading.current_thread() is threading.main_thread()
     with (
         recording_only(scratch),
-        warnings.catch_warnings(record=collect_utility) as caught,
+        warnings.catch_warnings(record=record) as caught,
     ):
         # The search warned once for its fixed seed; not once per fit.
         warnings.filterwarnings(
