@@ -51,14 +51,15 @@ def test_sample_weight_check_works_without_allow_all_zero_weights(monkeypatch):
     # scikit-learn 1.6-1.8's _check_sample_weight has no allow_all_zero_weights:
     # a weighted fit must not pass it there.
     real = _sklearn_compat._sklearn_check_sample_weight
+    allow = (
+        {"allow_all_zero_weights": True} if _sklearn_compat._HAS_ALLOW_ALL_ZERO else {}
+    )
 
     def old_signature(
         sample_weight, X, dtype=None, copy=False, only_non_negative=False
     ):
         # 1.6-1.8 do not refuse all-zero weights.
-        return real(
-            sample_weight, X, dtype=dtype, copy=copy, allow_all_zero_weights=True
-        )
+        return real(sample_weight, X, dtype=dtype, copy=copy, **allow)
 
     monkeypatch.setattr(_sklearn_compat, "_sklearn_check_sample_weight", old_signature)
     monkeypatch.setattr(_sklearn_compat, "_HAS_ALLOW_ALL_ZERO", False)
