@@ -2,7 +2,9 @@
 # CI, oldest stack: the oldest supported Python (requires-python in pyproject.toml)
 # with every dependency of the package and of its `test` extra pinned at its declared
 # floor (`pip --constraint` of pkg==floor), then the README's test command.
-# Called by .ci/run; alone: `bash .ci/floors.sh` (about 10 minutes on 2 cores).
+# Called by .ci/run; alone: `bash .ci/floors.sh` (tests: 3.7 to 11 minutes on 2
+# shared cores here, with a warm or a partly cold Numba cache, after about 2 minutes
+# of installs; arguments go to pytest).
 # FLOORS_PYTHON names the interpreter (default: python3.10, else pyenv's 3.10).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -49,5 +51,6 @@ echo "floors.sh: $("$VENV/bin/python" --version) with"
 cat "$VENV/floors.txt"
 "$VENV/bin/python" -m pip install --quiet --constraint "$VENV/floors.txt" ".[test]"
 
-export NUMBA_CACHE_DIR="${NUMBA_CACHE_DIR:-$PWD/.ci-numba-cache-floors}"
+# Its own Numba cache: the floors' Numba must not read the newest stack's.
+export NUMBA_CACHE_DIR="$PWD/.ci-numba-cache-floors"
 "$VENV/bin/python" -m pytest "$@"
