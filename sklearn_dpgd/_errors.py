@@ -1,5 +1,5 @@
 """Errors shared by every estimator: unfitted attributes, scikit-learn's parameters,
-leaks at clone time.
+leaks at clone time, old pickles.
 
 Two mixins every estimator of the package inherits (through
 :class:`NotFittedAttributesMixin`): reading a fitted attribute before ``fit``
@@ -9,6 +9,7 @@ parameter of scikit-learn's counterpart that does not exist here (``penalty``,
 what to use instead, as scikit-learn's own deprecations do.
 """
 
+import copy
 import functools
 import inspect
 
@@ -142,7 +143,23 @@ class NotFittedAttributesMixin(SklearnParametersMixin):
     array) raises Python's own AttributeError, as does any other name. Through
     :class:`SklearnParametersMixin`, scikit-learn's parameters that do not exist
     here raise a TypeError naming their replacement.
+
+    An estimator unpickled from an earlier version of the package that lacks a
+    parameter added since (e.g. ``C`` of the linear models) gets that parameter's
+    default, so ``repr``, ``get_params`` and ``clone`` work; its fitted attributes,
+    and so its predictions, are the pickle's.
     """
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        own = vars(self)
+        for name, param in inspect.signature(type(self).__init__).parameters.items():
+            if (
+                name != "self"
+                and name not in own
+                and param.default is not inspect.Parameter.empty
+            ):
+                setattr(self, name, copy.deepcopy(param.default))
 
     def __getattr__(self, name):
         # Called only when normal lookup failed. vars() rather than getattr, which

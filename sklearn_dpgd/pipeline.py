@@ -210,6 +210,15 @@ class PrivatePipeline(NotFittedAttributesMixin, MetaEstimatorMixin, _BaseComposi
     budget_ : dict of str to Budget
         ``(epsilon, delta)`` given to every data-reading private step, as a
         ``Budget`` named tuple (exact floats, a repr to 4 significant digits).
+        Each is the step's own guarantee in epsilon; with "gdp" accounting they
+        compose to the total by Gaussian differential privacy, not by a sum
+        (e.g. 0.43 and 0.89 for a total of 1.0: ``mu^2`` adds up, epsilon does
+        not), so their sum exceeds ``epsilon``. ``budget_shares_`` gives the
+        shares that do add up to 1.
+    budget_shares_ : dict of str to float
+        Share of the total of every data-reading private step, summing to 1:
+        of ``mu^2`` with "gdp" accounting, of ``epsilon`` (and ``delta``) with
+        "basic" (``budget_split``, or the default split).
     accounting_ : {"gdp", "basic"}
         How the budget was split.
     ledger_ : PrivacyLedger
@@ -234,6 +243,11 @@ class PrivatePipeline(NotFittedAttributesMixin, MetaEstimatorMixin, _BaseComposi
 
     Notes
     -----
+    As in :class:`~sklearn.pipeline.Pipeline`, ``pipe[i]``, ``pipe["name"]``,
+    ``pipe.steps`` and ``pipe.named_steps`` are the fitted steps after ``fit``
+    (fitted clones of the steps given, which are not changed), and ``pipe[:k]``
+    the sub-pipeline.
+
     Inside :class:`~sklearn_dpgd.model_selection.PrivateGridSearchCV` the pipeline
     is one candidate estimator: each candidate refits the whole pipeline, its
     preprocessing included, on the train part, and the refit on all rows, so the
@@ -312,6 +326,56 @@ class PrivatePipeline(NotFittedAttributesMixin, MetaEstimatorMixin, _BaseComposi
 
     def __getstate__(self):
         return _ledger_guard_state(super().__getstate__())
+
+    def __len__(self):
+        """The number of steps."""
+        return len(self.steps)
+
+    def __getitem__(self, ind):
+        """A step, or a sub-pipeline, as :class:`~sklearn.pipeline.Pipeline`'s.
+
+        Parameters
+        ----------
+        ind : int, str or slice
+            An int or a step's name gives the step (fitted after ``fit``: the
+            steps are then the fitted clones, as in ``Pipeline``); a slice gives
+            the sub-pipeline: of a fitted pipeline, the
+            :class:`~sklearn.pipeline.Pipeline` of its fitted steps (it can
+            ``transform``, reading no more data); before ``fit``, a
+            ``PrivatePipeline`` of the steps with the same budget (a
+            ``budget_split`` is kept only for the whole pipeline).
+
+        Returns
+        -------
+        estimator or Pipeline or PrivatePipeline
+            The step or the sub-pipeline.
+
+        Raises
+        ------
+        ValueError
+            For a slice with a step other than 1.
+        IndexError, KeyError
+            For an index or a name that is not a step.
+        """
+        if isinstance(ind, slice):
+            if ind.step not in (None, 1):
+                raise ValueError("PrivatePipeline slicing only supports a step of 1")
+            if hasattr(self, "pipeline_"):
+                return self.pipeline_[ind]
+            params = self.get_params(deep=False)
+            params["steps"] = self.steps[ind]
+            if len(params["steps"]) != len(self.steps):
+                params["budget_split"] = None
+            return type(self)(**params)
+        if isinstance(ind, str):
+            return self.named_steps[ind]
+        return self.steps[ind][1]
+
+    def __repr__(self, N_CHAR_MAX=700):
+        # Arrays of the steps (e.g. a scaler's 30 x 2 public bounds) summarised
+        # as numpy does for long arrays: the first and last rows.
+        with np.printoptions(threshold=8, edgeitems=2):
+            return super().__repr__(N_CHAR_MAX=N_CHAR_MAX)
 
     def _pipeline(self):
         return Pipeline(
@@ -484,6 +548,12 @@ class PrivatePipeline(NotFittedAttributesMixin, MetaEstimatorMixin, _BaseComposi
             with ledger:
                 pipe.fit(X, y, **fit_params)
         self.pipeline_ = pipe
+        # As Pipeline: after fit, steps (and so self[i], named_steps) are the
+        # fitted steps. They are clones: the estimators passed in are unchanged.
+        self.steps = list(pipe.steps)
+        self.budget_shares_ = {
+            path: float(share) for path, share in self._shares(readers).items()
+        }
         self.ledger_ = ledger
         if self.accounting_ == "gdp":
             # Gaussian steps with GDP shares fixed in advance compose exactly,
@@ -520,7 +590,7 @@ class PrivatePipeline(NotFittedAttributesMixin, MetaEstimatorMixin, _BaseComposi
 
     @property
     def named_steps(self):
-        """The fitted steps by name (the unfitted ones before ``fit``)."""
+        """The steps by name: fitted after ``fit`` (as ``steps``), as given before."""
         if hasattr(self, "pipeline_"):
             return self.pipeline_.named_steps
         return dict(self.steps)

@@ -48,11 +48,23 @@ def python_blocks(path):
     return blocks
 
 
-def run_page(path, data_home, tmp_path, timeout):
-    """Run the page's blocks in one fresh interpreter; fail with its output."""
+# The README and Getting Started show normal use: none of their blocks may leak
+# (PrivacyLeakWarning as an error), e.g. by cross_val_score or GridSearchCV.
+_NO_LEAKS = (
+    "import warnings\n"
+    "from sklearn_dpgd.exceptions import PrivacyLeakWarning\n"
+    'warnings.simplefilter("error", PrivacyLeakWarning)\n'
+)
+
+
+def run_page(path, data_home, tmp_path, timeout, prelude=""):
+    """Run the page's blocks in one fresh interpreter; fail with its output.
+
+    ``prelude`` runs first (e.g. :data:`_NO_LEAKS`).
+    """
     blocks = python_blocks(path)
     script = tmp_path / f"{Path(path).stem}_blocks.py"
-    script.write_text("\n".join(blocks), encoding="utf-8")
+    script.write_text(prelude + "\n".join(blocks), encoding="utf-8")
     env = dict(
         os.environ,
         SKLEARN_DPGD_DATA=str(data_home),
@@ -89,7 +101,9 @@ def test_block_extraction_reads_both_formats(tmp_path):
 
 @pytest.mark.slow  # the Adult pipeline and searches, as the user-guide pages
 def test_readme_blocks_run_in_order(data_home, tmp_path):
-    blocks = run_page(ROOT / "README.md", data_home, tmp_path, timeout=600)
+    blocks = run_page(
+        ROOT / "README.md", data_home, tmp_path, timeout=600, prelude=_NO_LEAKS
+    )
     assert len(blocks) >= 2
 
 
@@ -98,4 +112,46 @@ def test_readme_blocks_run_in_order(data_home, tmp_path):
 def test_user_guide_blocks_run_in_order(page, data_home, tmp_path):
     if not python_blocks(page):
         pytest.skip(f"{page.name} has no Python block")
-    run_page(page, data_home, tmp_path, timeout=1200)
+    prelude = _NO_LEAKS if page.name == "getting_started.rst" else ""
+    run_page(page, data_home, tmp_path, timeout=1200, prelude=prelude)
+
+
+def _gallery_conf(monkeypatch, data_home):
+    monkeypatch.setenv("SKLEARN_DPGD_DATA", str(data_home))
+    namespace = {"__file__": str(DOC / "conf.py")}
+    monkeypatch.chdir(DOC)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    exec(
+        compile((DOC / "conf.py").read_text(encoding="utf-8"), "conf.py", "exec"),
+        namespace,
+    )
+    return namespace
+
+
+def test_doc_build_runs_offline_without_the_adult_files(monkeypatch, tmp_path):
+    # The README's doc build runs every gallery example; without the Adult files
+    # (offline, nothing to download) the examples that read them are not run.
+    conf = _gallery_conf(monkeypatch, tmp_path)
+    pattern = re.compile(conf["sphinx_gallery_conf"]["filename_pattern"])
+    examples = sorted((ROOT / "examples").glob("plot_*.py"))
+    needs_adult = {
+        p.stem
+        for p in examples
+        if re.search(
+            r"load_benchmark_split|fetch_adult|private_pipeline\(\s*\"adult\"",
+            p.read_text(encoding="utf-8"),
+        )
+        and "--adult" not in p.read_text(encoding="utf-8")
+    }
+    assert needs_adult == set(conf["_NEEDS_ADULT"])
+    for path in examples:
+        runs = bool(pattern.search(f"/{path.name}"))
+        assert runs == (path.stem not in needs_adult), path.name
+
+
+def test_doc_build_runs_the_adult_examples_when_the_files_are_there(
+    monkeypatch, data_home
+):
+    conf = _gallery_conf(monkeypatch, data_home)
+    pattern = re.compile(conf["sphinx_gallery_conf"]["filename_pattern"])
+    assert pattern.search("/plot_private_pipeline.py")

@@ -73,16 +73,20 @@ def _private_pipeline(**kw):
 def test_pipeline_gdp_split_and_total():
     X, y = _adult_like()
     pipe = _private_pipeline(epsilon=1.0, delta=1e-8)
-    before = pipe.get_params(deep=True)
+    given = [step for _, step in pipe.steps]
+    before = [step.get_params(deep=True) for step in given]
     with warnings.catch_warnings():
         warnings.simplefilter("error", PrivacyLeakWarning)
         with PrivacyLedger() as outer:
             pipe.fit(X, y)
-    # The user's steps are not changed: only clones are fitted.
-    after = pipe.get_params(deep=True)
-    assert {k: repr(v) for k, v in before.items()} == {
-        k: repr(v) for k, v in after.items()
-    }
+    # The user's steps are not changed: only clones are fitted, and (as in
+    # Pipeline) the pipeline's steps are then the fitted clones.
+    after = [step.get_params(deep=True) for step in given]
+    assert [{k: repr(v) for k, v in b.items()} for b in before] == [
+        {k: repr(v) for k, v in a.items()} for a in after
+    ]
+    assert all(f is not g for (_, f), g in zip(pipe.steps, given, strict=True))
+    assert pipe.steps[-1][1] is pipe.named_steps["dplogisticregression"]
     assert pipe.accounting_ == "gdp"
     paths = set(pipe.budget_)
     assert paths == {

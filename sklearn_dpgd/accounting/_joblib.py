@@ -34,13 +34,24 @@ class LedgerThreadingBackend(ThreadingBackend):
         self._context = contextvars.copy_context()
         return super().configure(n_jobs=n_jobs, parallel=parallel, **backend_kwargs)
 
-    def submit(self, func, callback=None):
-        """Schedule ``func`` to run in a copy of the captured context."""
+    def _in_context(self, func):
         # A Context is a mapping, falsy when empty: test for None, not truth.
         context = getattr(self, "_context", None)
         if context is None:
             context = contextvars.copy_context()
-        return super().submit(functools.partial(context.copy().run, func), callback)
+        return functools.partial(context.copy().run, func)
+
+    def submit(self, func, callback=None):
+        """Schedule ``func`` to run in a copy of the captured context (joblib>=1.5)."""
+        return super().submit(self._in_context(func), callback)
+
+    def apply_async(self, func, callback=None):
+        """Schedule ``func`` to run in a copy of the captured context (joblib<1.5).
+
+        joblib 1.3 and 1.4 schedule tasks by ``apply_async`` (``submit`` replaced
+        it in 1.5): both carry the context, so every supported joblib does.
+        """
+        return super().apply_async(self._in_context(func), callback)
 
     def get_nested_backend(self):
         """The backend of ``Parallel`` calls made inside a task: this one, once."""

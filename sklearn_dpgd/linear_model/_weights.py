@@ -27,12 +27,10 @@ scales the unweighted sensitivity by ``w_max``.
 import math
 
 import numpy as np
-from sklearn.utils.validation import (
-    _check_sample_weight as _sklearn_check_sample_weight,
-)
 
 from .._engine._dask import is_dask_collection
 from .._public_size import count_noise_multiplier
+from .._sklearn_compat import _check_sample_weight as _sklearn_check_sample_weight
 
 __all__ = [
     "CLASS_COUNT_SHARE",
@@ -94,7 +92,7 @@ def check_sample_weight(sample_weight, X, max_sample_weight):
             max_sample_weight,
         )
     weights = _sklearn_check_sample_weight(
-        sample_weight, X, dtype=np.float64, copy=True, allow_all_zero_weights=True
+        sample_weight, X, dtype=np.float64, copy=True
     )
     _check_range(
         bool(np.all(np.isfinite(weights))),

@@ -9,10 +9,13 @@ from public quantities only by the rules of :mod:`sklearn_dpgd.schedules`.
 import math
 from numbers import Integral, Real
 
+import numpy as np
+
 from ..accounting import gdp_epsilon, gdp_mu
 from ..linear_model._base import _NORMALIZED_STEP_LENGTH
 from ..linear_model._classifier import _BaseDPLinearClassifier
 from ..linear_model._utility import DIAGNOSTICS_SHARE
+from ..pipeline import PrivatePipeline
 from ..schedules import auto_learning_rate, auto_max_iter
 
 #: Multiples of the estimator's default noisy radius ``learning_rate * max_iter``
@@ -195,6 +198,100 @@ def default_candidates(
             if alpha != "auto":
                 candidate["alpha"] = alpha
     return candidates
+
+
+def grid_estimator(estimator):
+    """The estimator the default grid is built for: a pipeline's final step."""
+    if isinstance(estimator, PrivatePipeline):
+        return estimator.steps[-1][1]
+    return estimator
+
+
+def pipeline_default_candidates(
+    pipeline, epsilon, delta, n_samples, n_features, **kwargs
+):
+    """:func:`default_candidates` of a pipeline's final step, as pipeline parameters.
+
+    The final step's budget is its share of the pipeline's ``(epsilon, delta)``
+    (the pipeline's split, a function of its parameters only); ``n_features`` is
+    the width of the rows the final step sees (after the preprocessing). The keys
+    are ``<final step>__learning_rate`` and so on.
+    """
+    plan = pipeline.set_params(epsilon=epsilon, delta=delta)
+    _, budget = plan._plan(plan._readers(plan._pipeline()))
+    name, final = pipeline.steps[-1]
+    eps, delta_final = budget[name]
+    return [
+        {f"{name}__{key}": value for key, value in candidate.items()}
+        for candidate in default_candidates(
+            final, eps, delta_final, n_samples, n_features, **kwargs
+        )
+    ]
+
+
+def default_grids(estimator, budgets, delta, sizes, n_features, n_classes):
+    """The default grid of a search: candidates, refit factors, refit parameters.
+
+    ``budgets``: ``(epsilon, mu)`` of a candidate, then of the refit; ``sizes``:
+    the candidates' and the refit's public sizes. For a
+    :class:`~sklearn_dpgd.pipeline.PrivatePipeline`, the grid of its final step
+    (:func:`pipeline_default_candidates`; ``n_features`` is then the width of
+    its rows).
+    """
+    eps_candidate, mu_candidate, eps_refit, mu_refit = budgets
+    grid = (
+        pipeline_default_candidates
+        if isinstance(estimator, PrivatePipeline)
+        else default_candidates
+    )
+    candidates = grid(
+        estimator,
+        eps_candidate,
+        delta,
+        sizes[0],
+        n_features,
+        n_classes=n_classes,
+        alphas=DEFAULT_ALPHAS,
+    )
+    # The winner's factor is read at the candidates' budget; see
+    # _transferred_factors for how it is carried to the refit's.
+    refit_factors = _transferred_factors(DEFAULT_RADIUS_FACTORS, mu_candidate, mu_refit)
+    refit_grid = grid(
+        estimator,
+        eps_refit,
+        delta,
+        sizes[1],
+        n_features,
+        n_classes=n_classes,
+        radius_factors=refit_factors,
+        alphas=DEFAULT_ALPHAS,
+    )
+    return candidates, refit_factors, refit_grid
+
+
+def grid_cv_results(candidates, best, eps_candidate, refit_factors, refit_grid):
+    """``cv_results_`` of a private grid search: the candidates and the winner.
+
+    Never a score (see :class:`~sklearn_dpgd.model_selection.PrivateGridSearchCV`).
+    """
+    k = len(candidates)
+    results = {"params": candidates}
+    if refit_factors is not None:
+        results["param_radius_factor"] = np.ma.masked_array(
+            DEFAULT_RADIUS_FACTORS, mask=False, dtype=object
+        )
+    for name in sorted({n for c in candidates for n in c}):
+        results[f"param_{name}"] = np.ma.masked_array(
+            [c.get(name) for c in candidates],
+            mask=[name not in c for c in candidates],
+            dtype=object,
+        )
+    results["selected"] = np.arange(k) == best
+    results["candidate_epsilon"] = np.full(k, eps_candidate)
+    if refit_factors is not None:
+        results["refit_radius_factor"] = np.asarray(refit_factors)
+        results["refit_params"] = list(refit_grid)
+    return results
 
 
 def _transferred_factors(factors, mu_candidate, mu_refit):

@@ -4,17 +4,19 @@ import math
 from numbers import Integral, Real
 
 import numpy as np
+from sklearn.base import clone
 from sklearn.model_selection import ParameterGrid
 
 from .._engine._randomness import make_generator
 from .._sklearn_compat import Interval
 from ..accounting import gdp_epsilon
+from ..pipeline import PrivatePipeline
 from ._grids import (
-    DEFAULT_ALPHAS,
     DEFAULT_RADIUS_FACTORS,
     _check_default_grid_estimator,
-    _transferred_factors,
-    default_candidates,
+    default_grids,
+    grid_cv_results,
+    grid_estimator,
 )
 from ._search_base import _BasePrivateSearch
 
@@ -33,7 +35,10 @@ _RESERVED = (
 
 _SEARCH_ATTRIBUTES = """\
     best_params_ : dict
-        The chosen parameters.
+        The parameters ``best_estimator_`` was refit with:
+        ``cv_results_["params"][best_index_]``, or, for a search whose candidates
+        are resolved again for the refit (the default grid of
+        :class:`PrivateGridSearchCV`), ``cv_results_["refit_params"][best_index_]``.
     best_estimator_ : estimator
         The chosen configuration refit on all rows with the refit's share of the
         budget.
@@ -108,7 +113,12 @@ class PrivateGridSearchCV(_BasePrivateSearch):
         factor ``f`` is refit as ``1 + (f - 1) mu_c / mu_r`` (``mu_c``, ``mu_r``:
         the GDP budgets of a candidate and of the refit), carrying it to the
         refit's budget under the linear rule of Panda et al. (ICML 2024, Sec.
-        2.2): a factor chosen with a small budget overshoots otherwise.
+        2.2): a factor chosen with a small budget overshoots otherwise. For a
+        ``Pipeline`` or ``PrivatePipeline`` whose final step is such a
+        classifier, the grid of that step (keys ``<step>__learning_rate``, ...)
+        at its share of each budget: the untuned default is fitted first, and the
+        width of the rows its fitted final step saw (a function of the private
+        preprocessing's release, no extra cost) shapes the other candidates.
     epsilon : float, default=1.0
         Total privacy budget of the whole search, > 0.
     delta : float, default=1e-8
@@ -166,10 +176,13 @@ class PrivateGridSearchCV(_BasePrivateSearch):
         ``"selected"`` (bool) and ``"candidate_epsilon"`` (each candidate fit's
         epsilon); with the default grid also ``"param_radius_factor"`` and
         ``"refit_radius_factor"`` (the factor each candidate would be refit
-        with). No scores, ranks or fit times: each is a function of private rows
-        (only the chosen index is released, through the private comparison), so
-        there is no ``best_score_`` either; score ``best_estimator_`` on a test
-        set you do not release.
+        with) and ``"refit_params"`` (the parameters each candidate would be
+        refit with, at the refit's budget and size: ``best_params_`` is
+        ``cv_results_["refit_params"][best_index_]``). No scores, ranks or fit
+        times: each is a function of private rows (only the chosen index is
+        released, through the private comparison), so there is no
+        ``best_score_`` either; score ``best_estimator_`` on a test set you do
+        not release.
     selection_epsilon_ : float
         Pure epsilon of the report-noisy-max comparison.
 
@@ -308,6 +321,12 @@ class PrivateGridSearchCV(_BasePrivateSearch):
         -----
         PrivacyLeakWarning
             Once, if ``random_state`` is not None (and ``secure_mode`` is False).
+        UserWarning
+            If the estimator's ``epsilon`` was set and differs from the search's,
+            which replaces it.
+        UtilityWarning
+            Once for all candidate fits that warned one (they are shown as one
+            summary, not one per fit), and the refit's own.
         """
         self._validate_params()
         if self.cv is not None:
@@ -323,6 +342,7 @@ class PrivateGridSearchCV(_BasePrivateSearch):
             )
         default_grid, candidates = self._planned_candidates()
         neighboring = self._check_estimator(candidates)
+        self._warn_replaced_budget()
         weights = self._check_sample_weight(sample_weight, X, candidates)
         k = len(candidates)
         mu, mu_available, mu_refit, count_noise, eps_select = self._plan(
@@ -336,14 +356,9 @@ class PrivateGridSearchCV(_BasePrivateSearch):
         X, y, charge, seeds, (X_tr, y_tr, X_val, y_val, w_tr) = self._start(
             X, y, neighboring, count_noise, weights
         )
-        train_size = self._train_public_size()
-        refit_factors = refit_grid = None
-        if default_grid:
-            candidates, refit_factors, refit_grid = self._default_grids(
-                X, y, (eps_candidate, mu_candidate, eps_refit, mu_refit), train_size
-            )
-        models = self._fit_candidates(
-            candidates, X_tr, y_tr, eps_candidate, seeds, train_size, w_tr
+        budgets = (eps_candidate, mu_candidate, eps_refit, mu_refit)
+        models, candidates, refit_factors, refit_grid = self._fit_grid(
+            default_grid, candidates, budgets, X, y, (X_tr, y_tr, w_tr), seeds
         )
         best = self._private_selection(
             models,
@@ -355,12 +370,45 @@ class PrivateGridSearchCV(_BasePrivateSearch):
         )
         self.best_index_ = best
         self.selection_epsilon_ = eps_select
-        self.cv_results_ = self._cv_results(
-            candidates, best, eps_candidate, refit_factors
+        self.cv_results_ = grid_cv_results(
+            candidates, best, eps_candidate, refit_factors, refit_grid
         )
         params = refit_grid[best] if default_grid else candidates[best]
         self._finish(charge, X, y, params, eps_refit, seeds, weights)
         return self
+
+    def _fit_grid(self, default_grid, candidates, budgets, X, y, train, seeds):
+        """Resolve the default grid (if any) and fit the candidates on ``train``.
+
+        Returns ``(models, candidates, refit_factors, refit_grid)``; the last
+        two are None for an explicit grid.
+        """
+        X_tr, y_tr, w_tr = train
+        eps_candidate = budgets[0]
+        size = self._train_public_size()
+        refit_factors = refit_grid = None
+        notes, first = [], []
+        if default_grid and isinstance(self._tuned(), PrivatePipeline):
+            # The width of the final step's rows is set by the preprocessing: the
+            # untuned default (factor 1, the "auto" rules) is fitted first, and
+            # its (private) fitted final step tells it.
+            first = self._fit_candidates(
+                [{}], X_tr, y_tr, eps_candidate, seeds, size, w_tr, notes
+            )
+            width = first[0].steps[-1][1].n_features_in_
+            candidates, refit_factors, refit_grid = self._default_grids(
+                X, y, budgets, size, width
+            )
+        elif default_grid:
+            candidates, refit_factors, refit_grid = self._default_grids(
+                X, y, budgets, size
+            )
+        rest = candidates[len(first) :]
+        models = first + self._fit_candidates(
+            rest, X_tr, y_tr, eps_candidate, seeds, size, w_tr, notes
+        )
+        self._warn_candidate_utility(notes, eps_candidate, stacklevel=5)
+        return models, candidates, refit_factors, refit_grid
 
     def _planned_candidates(self):
         """``(default_grid, candidates)`` checked before any data is read.
@@ -371,7 +419,9 @@ class PrivateGridSearchCV(_BasePrivateSearch):
         """
         default_grid = self.param_grid is None
         if default_grid:
-            _check_default_grid_estimator(self._tuned(), type(self).__name__)
+            _check_default_grid_estimator(
+                grid_estimator(self._tuned()), type(self).__name__
+            )
             candidates = [{} for _ in DEFAULT_RADIUS_FACTORS]
         else:
             candidates = list(ParameterGrid(self.param_grid))
@@ -385,61 +435,23 @@ class PrivateGridSearchCV(_BasePrivateSearch):
             raise ValueError("param_grid must hold at least one candidate.")
         return default_grid, candidates
 
-    def _default_grids(self, X, y, budgets, train_size):
+    def _default_grids(self, X, y, budgets, train_size, width=None):
         """The default grid's candidates, refit factors and refit parameters.
 
         ``budgets``: ``(epsilon, mu)`` of a candidate, then of the refit; only
-        public quantities are read (see :meth:`_public_shape`).
+        public quantities are read (see :meth:`_public_shape`), and for a
+        pipeline the ``width`` of its final step's rows (a private release).
         """
-        eps_candidate, mu_candidate, eps_refit, mu_refit = budgets
-        delta = float(self.delta)
         n_features, n_classes = self._public_shape(X, y)
-        candidates = default_candidates(
-            self.estimator,
-            eps_candidate,
-            delta,
-            train_size,
-            n_features,
-            n_classes=n_classes,
-            alphas=DEFAULT_ALPHAS,
+        estimator = self.estimator if width is None else clone(self._tuned())
+        return default_grids(
+            estimator,
+            budgets,
+            float(self.delta),
+            (train_size, self.public_n_samples_),
+            n_features if width is None else width,
+            n_classes,
         )
-        # The winner's factor is read at the candidates' budget; see
-        # _transferred_factors for how it is carried to the refit's.
-        refit_factors = _transferred_factors(
-            DEFAULT_RADIUS_FACTORS, mu_candidate, mu_refit
-        )
-        refit_grid = default_candidates(
-            self.estimator,
-            eps_refit,
-            delta,
-            self.public_n_samples_,
-            n_features,
-            n_classes=n_classes,
-            radius_factors=refit_factors,
-            alphas=DEFAULT_ALPHAS,
-        )
-        return candidates, refit_factors, refit_grid
-
-    @staticmethod
-    def _cv_results(candidates, best, eps_candidate, refit_factors):
-        """``cv_results_``: the candidates and the winner, never a score."""
-        k = len(candidates)
-        results = {"params": candidates}
-        if refit_factors is not None:
-            results["param_radius_factor"] = np.ma.masked_array(
-                DEFAULT_RADIUS_FACTORS, mask=False, dtype=object
-            )
-        for name in sorted({n for c in candidates for n in c}):
-            results[f"param_{name}"] = np.ma.masked_array(
-                [c.get(name) for c in candidates],
-                mask=[name not in c for c in candidates],
-                dtype=object,
-            )
-        results["selected"] = np.arange(k) == best
-        results["candidate_epsilon"] = np.full(k, eps_candidate)
-        if refit_factors is not None:
-            results["refit_radius_factor"] = np.asarray(refit_factors)
-        return results
 
 
 class LinearScalingSearch(_BasePrivateSearch):
@@ -710,6 +722,7 @@ class LinearScalingSearch(_BasePrivateSearch):
         # Only learning_rate and max_iter vary, which do not change how a fit is
         # accounted: the estimator as given is checked.
         neighboring = self._check_estimator([{}])
+        self._warn_replaced_budget()
         weights = self._check_sample_weight(sample_weight, X, [{}])
         mu, mu_available, mu_final, count_noise, eps_select = self._plan(
             1.0 - sum(fractions), neighboring

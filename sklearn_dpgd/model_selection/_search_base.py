@@ -5,7 +5,9 @@ recorded in the search's own ledger, the comparison and the refit. The privacy
 argument is in the docstring of :mod:`sklearn_dpgd.model_selection`.
 """
 
+import inspect
 import math
+import threading
 import warnings
 from numbers import Integral, Real
 
@@ -47,7 +49,7 @@ from ..accounting import (
     gdp_mu,
     recording_only,
 )
-from ..exceptions import PrivacyLeakWarning
+from ..exceptions import PrivacyLeakWarning, UtilityWarning
 from ..linear_model._weights import check_sample_weight
 from ..pipeline import PrivatePipeline, find_privacy_leaks
 from ._selection import _selection_epsilon, report_noisy_max, validation_score
@@ -98,25 +100,73 @@ def _weight_kwargs(estimator, weights):
     return {"sample_weight": weights}
 
 
-def _fit_one(template, params, X, y, weights):
-    """One candidate fit, wherever joblib runs it: ``(fitted, recorded entries)``.
+def _fit_one(template, params, X, y, weights, collect_utility=False):
+    """One candidate fit, wherever joblib runs it: ``(fitted, recorded entries,
+    UtilityWarning messages)``.
 
     A fresh scratch ledger is the only ledger its mechanisms record into, in this
     thread or worker process (``recording_only`` also satisfies the guard against
     fits of estimators shipped to another process); the caller charges its own
     ledger with the returned entries. The user's open ledgers were charged for
-    the whole search before any data was read.
+    the whole search before any data was read. With ``collect_utility``, the
+    fit's :class:`~sklearn_dpgd.exceptions.UtilityWarning` s are returned as
+    texts instead of shown (the search shows one summary), in a main thread (of
+    this process or of a worker process); other warnings are shown as the fit
+    raised them.
     """
     est = clone(template).set_params(**params)
     scratch = PrivacyLedger()
     scratch._internal = True  # the search's own: numbers no fixed seeds
-    with recording_only(scratch), warnings.catch_warnings():
+    # Recording swaps the process-wide warnings.showwarning, which two threads
+    # entering and leaving catch_warnings out of order could leave swapped for
+    # good (every later warning lost): fits in worker threads (a ledger's
+    # threading backend) show their UtilityWarnings themselves.
+    record = collect_utility and threading.current_thread() is threading.main_thread()
+    with (
+        recording_only(scratch),
+        warnings.catch_warnings(record=record) as caught,
+    ):
         # The search warned once for its fixed seed; not once per fit.
         warnings.filterwarnings(
             "ignore", message=FIXED_SEED_MESSAGE, category=PrivacyLeakWarning
         )
         est.fit(X, y, **_weight_kwargs(est, weights))
-    return est, scratch.entries
+    utility = []
+    for w in caught or ():
+        if issubclass(w.category, UtilityWarning):
+            utility.append(str(w.message))
+        else:
+            warnings.warn_explicit(
+                w.message, w.category, w.filename, w.lineno, source=w.source
+            )
+    return est, scratch.entries, utility
+
+
+def _resolve_penalty_spelling(template, params):
+    """``params`` with the other spelling of the penalty reset where a grid sets one.
+
+    ``C`` and ``alpha`` are two spellings of one L2 penalty, and an estimator
+    refuses both set. A candidate that sets ``C`` (``<step>__C`` in a pipeline)
+    of an estimator whose ``alpha`` was set (e.g. by a recipe of
+    :mod:`sklearn_dpgd.datasets`) tunes the penalty: its ``alpha`` goes back to
+    the default, and a candidate's ``alpha`` resets a set ``C`` to None, as
+    scikit-learn's ``LogisticRegression(C=...)`` replaces the penalty.
+    """
+    resolved = dict(params)
+    deep = template.get_params(deep=True)
+    for key, value in params.items():
+        prefix, _, name = key.rpartition("__")
+        prefix = f"{prefix}__" if prefix else ""
+        owner = deep.get(prefix[:-2]) if prefix else template
+        if owner is None or not hasattr(owner, "_default_alpha"):
+            continue
+        if name == "C" and value is not None and f"{prefix}alpha" not in params:
+            if deep.get(f"{prefix}alpha") != owner._default_alpha:
+                resolved[f"{prefix}alpha"] = owner._default_alpha
+        elif name == "alpha" and f"{prefix}C" not in params:
+            if deep.get(f"{prefix}C") is not None:
+                resolved[f"{prefix}C"] = None
+    return resolved
 
 
 def _coin_split(n_rows, validation_fraction, seed):
@@ -268,6 +318,30 @@ class _BasePrivateSearch(
                 "ones (Normalizer)."
             )
         return PrivatePipeline(list(estimator.steps))
+
+    def _warn_replaced_budget(self):
+        """Say so when the search's ``epsilon`` replaces one the estimator set.
+
+        Warns :class:`UserWarning` (at the caller of ``fit``) if the estimator's
+        ``epsilon`` is not its default and differs from the search's: every fit of
+        the search gets a share of the search's total, the estimator's is unused.
+        """
+        tuned = self._tuned()
+        own = tuned.get_params(deep=False).get("epsilon")
+        default = inspect.signature(type(tuned).__init__).parameters.get("epsilon")
+        if default is None or own is None or own == default.default:
+            return
+        if own == self.epsilon:
+            return
+        warnings.warn(
+            f"{type(self).__name__}: the search's epsilon={self.epsilon} replaces "
+            f"{type(tuned).__name__}'s epsilon={own}. A private search spends one "
+            "total budget on its candidate fits, the comparison and the refit "
+            "(best_estimator_ gets the refit's share); set the total on the "
+            "search, or leave the estimator's epsilon at its default.",
+            UserWarning,
+            stacklevel=3,
+        )
 
     def _check_estimator(self, candidates):
         """Refuse, before any data is read, what the accounting cannot cover.
@@ -428,7 +502,10 @@ class _BasePrivateSearch(
         ``y`` would release their number through the candidates' settings, beyond
         the candidate fits' own (warned) reading of the label set.
         """
-        classes = self._tuned().get_params(deep=False).get("classes")
+        tuned = self._tuned()
+        if isinstance(tuned, PrivatePipeline):
+            tuned = tuned.steps[-1][1]
+        classes = tuned.get_params(deep=False).get("classes")
         if classes is None:
             classes = (0, 1)
         n_features = _num_features(X)
@@ -473,13 +550,14 @@ class _BasePrivateSearch(
         ``max_sample_weight``, so the fit records the same Gaussian steps.
         """
         full = self._fit_params(params, epsilon, seeds, seed, public_n_samples)
-        est, entries = _fit_one(self._tuned(), full, X, y, weights)
+        est, entries, _ = _fit_one(self._tuned(), full, X, y, weights)
         return self._record(est, entries, epsilon, part)
 
     def _fit_params(self, params, epsilon, seeds, seed, public_n_samples):
-        """A candidate's parameters, with the search's budget, seed and size."""
+        """A candidate's parameters, with the search's budget, seed and size (and
+        the penalty's other spelling reset where the candidate sets one)."""
         return dict(
-            params,
+            _resolve_penalty_spelling(self._tuned(), params),
             epsilon=epsilon,
             delta=float(self.delta),
             random_state=seeds.random_state(seed),
@@ -520,13 +598,14 @@ class _BasePrivateSearch(
         return support_tv(1) if self.secure_mode else 0.0
 
     def _fit_candidates(
-        self, candidates, X_tr, y_tr, epsilon, seeds, train_size, w_tr=None
+        self, candidates, X_tr, y_tr, epsilon, seeds, train_size, w_tr=None, notes=None
     ):
         """Fit every candidate on the train part, each on a new spawned seed.
 
         ``n_jobs`` candidates at a time (joblib; the seeds are drawn here, so
         the fits and the ledger are those of ``n_jobs=1``); each fit's entries
-        are checked and copied into ``ledger_`` in the candidates' order.
+        are checked and copied into ``ledger_`` in the candidates' order. The
+        fits' UtilityWarnings are shown as one summary, or appended to ``notes``.
         """
         template = self._tuned()
         fitted = Parallel(n_jobs=self.n_jobs)(
@@ -536,10 +615,39 @@ class _BasePrivateSearch(
                 X_tr,
                 y_tr,
                 w_tr,
+                collect_utility=True,
             )
             for c, s in zip(candidates, seeds.candidates(len(candidates)), strict=True)
         )
-        return [self._record(est, entries, epsilon, "train") for est, entries in fitted]
+        if notes is None:
+            self._warn_candidate_utility([n for _, _, n in fitted], epsilon)
+        else:  # the caller shows one summary for all its calls
+            notes.extend(n for _, _, n in fitted)
+        return [
+            self._record(est, entries, epsilon, "train") for est, entries, _ in fitted
+        ]
+
+    def _warn_candidate_utility(self, notes, epsilon, stacklevel=4):
+        """One :class:`UtilityWarning` for the candidates' fits, not one per fit.
+
+        A candidate gets a share of the budget the user never chose for a fit,
+        and the comparison exists to pass over the useless ones; the refit, at
+        the refit's budget, runs (and shows) its own checks.
+        """
+        flagged = [n for n in notes if n]
+        if not flagged:
+            return
+        first = flagged[0][0]
+        warnings.warn(
+            f"{type(self).__name__}: {len(flagged)} of {len(notes)} candidate fits "
+            f"(each at epsilon={epsilon:.3g}, its share of the search's "
+            f"epsilon={self.epsilon}) warned that they are likely useless, e.g. "
+            f'"{first}" The comparison passes over such candidates; the refit of '
+            "the winner at the refit's budget runs its own checks, and warns if "
+            "it is useless too.",
+            UtilityWarning,
+            stacklevel=stacklevel,
+        )
 
     def _private_selection(self, models, X_val, y_val, epsilon, neighboring, rng):
         """Charge ``ledger_`` for one comparison, then run it: the winner's index.
