@@ -16,7 +16,20 @@ from ..accounting import gdp_mu
 
 
 def _is_missing(value):
-    return value is None or (isinstance(value, numbers.Real) and math.isnan(value))
+    """None, or a real number that is NaN.
+
+    Exact ``str`` and ``float`` values (most cells of a table) are decided
+    without the abstract-base-class test of ``numbers.Real``, with the same
+    result (``math.isnan(v)`` is ``v != v`` for a float).
+    """
+    if value is None:
+        return True
+    kind = type(value)
+    if kind is str:
+        return False
+    if kind is float:
+        return value != value
+    return isinstance(value, numbers.Real) and math.isnan(value)
 
 
 def stable_histogram_threshold(epsilon, delta, n_features, neighboring="add_remove"):
