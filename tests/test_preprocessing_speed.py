@@ -11,6 +11,7 @@ import fractions
 import math
 import numbers
 import warnings
+from collections import Counter
 
 import numpy as np
 import pandas as pd
@@ -20,7 +21,11 @@ from sklearn_dpgd import DPLogisticRegression
 from sklearn_dpgd.pipeline import make_private_pipeline
 from sklearn_dpgd.preprocessing import DPOneHotEncoder, DPTableVectorizer
 from sklearn_dpgd.preprocessing._encoders import _category_codes
-from sklearn_dpgd.preprocessing._histogram import _is_missing
+from sklearn_dpgd.preprocessing._histogram import (
+    _category_key,
+    _is_missing,
+    _key_counts,
+)
 from sklearn_dpgd.preprocessing._quantiles import _dp_quantile, _dp_quantiles
 
 
@@ -75,6 +80,25 @@ def test_category_codes_equal_the_per_row_lookup(declared):
     k = len(declared)
     expected = [k if _is_missing_definition(v) else index.get(v, k) for v in column]
     np.testing.assert_array_equal(_category_codes(column, declared), expected)
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        ["a", "b", "a", None, math.nan, np.nan, "", "b"],  # text: counted by value
+        ["a", np.str_("a"), "a", None],  # equal, another type: another bin
+        ["a", 1.0, "1.0", math.nan, 1.0],  # a number: keyed cell by cell
+        ["0", 0.0, -0.0, 0, False, None],
+        MIXED,
+    ],
+)
+def test_key_counts_equal_the_per_cell_count(values):
+    column = np.array(values * 5, dtype=object)
+    expected = Counter(_category_key(v) for v in column if not _is_missing(v))
+    counts = _key_counts(column)
+    assert counts == expected
+    # The same bins in the same order of first appearance, with the same values.
+    assert [(k[0], k[1]) for k in counts] == [(k[0], k[1]) for k in expected]
 
 
 def test_categorical_frame_transform_equals_object_array_transform():

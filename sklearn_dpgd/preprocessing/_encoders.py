@@ -1,7 +1,6 @@
 """DPOneHotEncoder, re-exported by :mod:`sklearn_dpgd.preprocessing`."""
 
 import math
-from collections import Counter
 from numbers import Integral, Real
 
 import numpy as np
@@ -14,7 +13,12 @@ from sklearn.utils.validation import (
 from .._sklearn_compat import Interval, StrOptions
 from ..accounting import EpsilonDeltaRecord, GaussianSteps, gdp_mu
 from ._base import _PrivateTransformer
-from ._histogram import _category_key, _is_missing, stable_histogram_threshold
+from ._histogram import (
+    _category_key,
+    _is_missing,
+    _key_counts,
+    stable_histogram_threshold,
+)
 
 
 class DPOneHotEncoder(_PrivateTransformer):
@@ -185,10 +189,10 @@ class DPOneHotEncoder(_PrivateTransformer):
         for j, cats in enumerate(declared):
             index = {_category_key(c): i for i, c in enumerate(cats)}
             counts = np.zeros(len(cats))
-            for v in X[:, j]:
-                i = None if _is_missing(v) else index.get(_category_key(v))
+            for key, count in _key_counts(X[:, j]).items():
+                i = index.get(key)
                 if i is not None:
-                    counts[i] += 1.0
+                    counts[i] += count
             noisy = counts + sigma * np.asarray(rng.standard_normal(len(cats)))
             frequent, rare = self._split_infrequent(cats, noisy)
             self.categories_.append(frequent)
@@ -238,7 +242,7 @@ class DPOneHotEncoder(_PrivateTransformer):
             # One bin per exact spelling (type and repr): values Python calls
             # equal (1, 1.0, True; 0.0, -0.0) must not share a bin whose released
             # form would be that of whichever row came first.
-            counts = Counter(_category_key(v) for v in X[:, j] if not _is_missing(v))
+            counts = _key_counts(X[:, j])
             keys = sorted(counts, key=lambda k: (k[1], k[0]))
             values = [value for _, _, value in keys]
             noisy = np.array([counts[k] for k in keys], dtype=float)
