@@ -27,6 +27,7 @@ composition of the steps' guarantees, which are fixed in advance: the Gaussian
 steps' ``mu``-GDP with the others' ``(epsilon_i, delta_i)`` (at most their sum).
 """
 
+import contextvars
 import math
 import sys
 import warnings
@@ -74,6 +75,12 @@ PREPROCESSING_SHARE = 0.1
 # that float error in the calibrations and sums can never take the composed spend
 # above the total.
 _SPLIT_MARGIN = 1e-9
+
+# Set by fit_transform for the fit it calls (and cleared there, before the steps
+# run, so that nested pipelines do not see it): a list that receives the training
+# output of the scikit-learn pipeline's fit_transform, which transforms X once
+# instead of fit's pass followed by transform's second pass.
+_TRAINING_OUTPUT = contextvars.ContextVar("_TRAINING_OUTPUT", default=None)
 
 
 class Budget(NamedTuple):
@@ -522,6 +529,9 @@ class PrivatePipeline(NotFittedAttributesMixin, MetaEstimatorMixin, _BaseComposi
             step and what it reads), and once if ``random_state`` fixes the noise.
         """
         self._validate_params()
+        output = _TRAINING_OUTPUT.get()
+        if output is not None:
+            _TRAINING_OUTPUT.set(None)
         pipe = self._pipeline()
         # Every step, and the scikit-learn constructs fitting this pipeline, before
         # any step reads data: a warning once per process per leak (a search fits
@@ -546,7 +556,10 @@ class PrivatePipeline(NotFittedAttributesMixin, MetaEstimatorMixin, _BaseComposi
                 "ignore", message=FIXED_SEED_MESSAGE, category=PrivacyLeakWarning
             )
             with ledger:
-                pipe.fit(X, y, **fit_params)
+                if output is None:
+                    pipe.fit(X, y, **fit_params)
+                else:
+                    output.append(pipe.fit_transform(X, y, **fit_params))
         self.pipeline_ = pipe
         # As Pipeline: after fit, steps (and so self[i], named_steps) are the
         # fitted steps. They are clones: the estimators passed in are unchanged.
@@ -708,9 +721,18 @@ class PrivatePipeline(NotFittedAttributesMixin, MetaEstimatorMixin, _BaseComposi
         Returns
         -------
         X_new : ndarray of shape (n_samples, n_output_features)
-            The final step's output.
+            The final step's output: the scikit-learn pipeline's
+            ``fit_transform``, which transforms ``X`` once (the same values as
+            ``fit(X, y).transform(X)`` for steps whose ``fit_transform`` is
+            ``fit`` then ``transform``).
         """
-        return self.fit(X, y, **fit_params).transform(X)
+        output = []
+        token = _TRAINING_OUTPUT.set(output)
+        try:
+            self.fit(X, y, **fit_params)
+        finally:
+            _TRAINING_OUTPUT.reset(token)
+        return output[0]
 
     def get_feature_names_out(self, input_features=None):
         """Output feature names of the fitted pipeline.

@@ -1,7 +1,6 @@
 """DPOneHotEncoder, re-exported by :mod:`sklearn_dpgd.preprocessing`."""
 
 import math
-from collections import Counter
 from numbers import Integral, Real
 
 import numpy as np
@@ -14,7 +13,12 @@ from sklearn.utils.validation import (
 from .._sklearn_compat import Interval, StrOptions
 from ..accounting import EpsilonDeltaRecord, GaussianSteps, gdp_mu
 from ._base import _PrivateTransformer
-from ._histogram import _category_key, _is_missing, stable_histogram_threshold
+from ._histogram import (
+    _category_key,
+    _is_missing,
+    _key_counts,
+    stable_histogram_threshold,
+)
 
 
 class DPOneHotEncoder(_PrivateTransformer):
@@ -185,10 +189,10 @@ class DPOneHotEncoder(_PrivateTransformer):
         for j, cats in enumerate(declared):
             index = {_category_key(c): i for i, c in enumerate(cats)}
             counts = np.zeros(len(cats))
-            for v in X[:, j]:
-                i = None if _is_missing(v) else index.get(_category_key(v))
+            for key, count in _key_counts(X[:, j]).items():
+                i = index.get(key)
                 if i is not None:
-                    counts[i] += 1.0
+                    counts[i] += count
             noisy = counts + sigma * np.asarray(rng.standard_normal(len(cats)))
             frequent, rare = self._split_infrequent(cats, noisy)
             self.categories_.append(frequent)
@@ -238,7 +242,7 @@ class DPOneHotEncoder(_PrivateTransformer):
             # One bin per exact spelling (type and repr): values Python calls
             # equal (1, 1.0, True; 0.0, -0.0) must not share a bin whose released
             # form would be that of whichever row came first.
-            counts = Counter(_category_key(v) for v in X[:, j] if not _is_missing(v))
+            counts = _key_counts(X[:, j])
             keys = sorted(counts, key=lambda k: (k[1], k[0]))
             values = [value for _, _, value in keys]
             noisy = np.array([counts[k] for k in keys], dtype=float)
@@ -269,21 +273,24 @@ class DPOneHotEncoder(_PrivateTransformer):
             0/1 floats.
         """
         check_is_fitted(self)
-        X = self._validate(X, reset=False)
-        blocks = []
-        for j, cats in enumerate(self.categories_):
-            index = {c: i for i, c in enumerate(cats)}
-            codes = np.array(
-                [
-                    index.get(v, len(cats)) if not _is_missing(v) else len(cats)
-                    for v in X[:, j]
-                ],
-                dtype=np.intp,
-            )
-            block = np.zeros((X.shape[0], len(cats) + 1))
-            block[np.arange(X.shape[0]), codes] = 1.0
-            blocks.append(block)
-        return np.hstack(blocks)
+        if _categorical_frame(X):
+            # Each column's codes index its categories: code each category once.
+            validate_data(self, X, skip_check_array=True, reset=False)
+            columns = [X.iloc[:, j].array for j in range(X.shape[1])]
+            coder = _categorical_codes
+        else:
+            X = self._validate(X, reset=False)
+            columns = [X[:, j] for j in range(X.shape[1])]
+            coder = _category_codes
+        n = X.shape[0]
+        widths = [len(cats) + 1 for cats in self.categories_]
+        out = np.zeros((n, sum(widths)))
+        rows = np.arange(n)
+        offset = 0
+        for column, cats, width in zip(columns, self.categories_, widths, strict=True):
+            out[rows, offset + coder(column, cats)] = 1.0
+            offset += width
+        return out
 
     def get_feature_names_out(self, input_features=None):
         """``<feature>_<category>`` and ``<feature>_other`` for every feature.
@@ -312,3 +319,49 @@ class DPOneHotEncoder(_PrivateTransformer):
         tags.input_tags.string = True
         tags.input_tags.allow_nan = True
         return tags
+
+
+def _category_codes(column, cats):
+    """The position of every value of ``column`` in ``cats``; ``len(cats)`` if absent.
+
+    Missing values (None, NaN) and values outside ``cats`` get ``len(cats)`` (the
+    ``other`` column). The code of each distinct value is computed once and read
+    back for every row through a dict: two values that the dict takes for one
+    key (equal, with equal hashes) have the same code either way, since the code
+    is itself a dict lookup and no missing value equals a present one.
+
+    Parameters
+    ----------
+    column : ndarray of object, shape (n_samples,)
+    cats : sequence of shape (n_categories,)
+
+    Returns
+    -------
+    codes : ndarray of intp, shape (n_samples,)
+    """
+    other = len(cats)
+    index = {c: i for i, c in enumerate(cats)}
+    table = {v: other if _is_missing(v) else index.get(v, other) for v in set(column)}
+    return np.fromiter(map(table.__getitem__, column), dtype=np.intp, count=len(column))
+
+
+def _categorical_frame(X):
+    """Whether ``X`` is a non-empty DataFrame of pandas categorical columns only."""
+    dtypes = getattr(X, "dtypes", None)
+    if dtypes is None or not hasattr(X, "iloc") or X.shape[0] == 0:
+        return False
+    return len(dtypes) > 0 and all(
+        getattr(dtype, "name", None) == "category" for dtype in dtypes
+    )
+
+
+def _categorical_codes(column, cats):
+    """:func:`_category_codes` of a pandas ``Categorical``, from its codes.
+
+    Its values are ``column.categories[code]``, and NaN where the code is -1
+    (missing): the code of every category is that of the same value in
+    :func:`_category_codes`, and -1 gets ``len(cats)``, as NaN does there.
+    """
+    values = np.asarray(column.categories, dtype=object)
+    table = np.append(_category_codes(values, cats), len(cats))
+    return table[column.codes]

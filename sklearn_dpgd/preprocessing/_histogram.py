@@ -9,6 +9,7 @@ of :class:`~sklearn_dpgd.preprocessing.DPOneHotEncoder`.
 
 import math
 import numbers
+from collections import Counter
 
 from scipy.stats import norm
 
@@ -16,7 +17,20 @@ from ..accounting import gdp_mu
 
 
 def _is_missing(value):
-    return value is None or (isinstance(value, numbers.Real) and math.isnan(value))
+    """None, or a real number that is NaN.
+
+    Exact ``str`` and ``float`` values (most cells of a table) are decided
+    without the abstract-base-class test of ``numbers.Real``, with the same
+    result (``math.isnan(v)`` is ``v != v`` for a float).
+    """
+    if value is None:
+        return True
+    kind = type(value)
+    if kind is str:
+        return False
+    if kind is float:
+        return value != value
+    return isinstance(value, numbers.Real) and math.isnan(value)
 
 
 def stable_histogram_threshold(epsilon, delta, n_features, neighboring="add_remove"):
@@ -77,3 +91,30 @@ def _category_key(value):
     value kept in the key is the same whichever row supplied it.
     """
     return type(value).__name__, repr(value), value
+
+
+def _key_counts(column):
+    """How many rows of ``column`` hold each bin key (missing values left out).
+
+    ``Counter(_category_key(v) for v in column if not _is_missing(v))``. When
+    every value is a ``str``, a ``float`` or None and no float is a number (so
+    only text and missing values), values equal in Python have equal keys, so
+    the values are counted first (one pass in C) and each distinct value keyed
+    once, with the same counts and keys (the first row's value, as before).
+
+    Parameters
+    ----------
+    column : ndarray of object, shape (n_samples,)
+
+    Returns
+    -------
+    counts : collections.Counter
+        ``{(type name, repr, value): count}``.
+    """
+    if set(map(type, column)) <= {str, float, type(None)}:
+        counts = Counter(column)
+        if all(type(v) is str or _is_missing(v) for v in counts):
+            return Counter(
+                {_category_key(v): c for v, c in counts.items() if not _is_missing(v)}
+            )
+    return Counter(_category_key(v) for v in column if not _is_missing(v))

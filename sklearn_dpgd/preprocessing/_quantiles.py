@@ -44,17 +44,43 @@ def exponential_quantile_log_weights(x, lo, hi, quantile, epsilon):
     log_weights : ndarray of shape (n + 1,)
         ``log(width_k) - epsilon |k - q n| / 2``; ``-inf`` for empty intervals.
     """
+    edges, log_width = _interval_widths(x, lo, hi)
+    return edges, _quantile_log_weights(log_width, quantile, epsilon)
+
+
+def _interval_widths(x, lo, hi):
+    """``lo``, the sorted clipped values, ``hi``, and the log-widths between them."""
     x = np.sort(np.clip(np.asarray(x, dtype=float), lo, hi))
-    n = x.shape[0]
     edges = np.concatenate([[lo], x, [hi]])
-    k = np.arange(n + 1)
     with np.errstate(divide="ignore"):
         log_width = np.log(np.diff(edges))
-    return edges, log_width - 0.5 * epsilon * np.abs(k - quantile * n)
+    return edges, log_width
+
+
+def _quantile_log_weights(log_width, quantile, epsilon):
+    """The log-weights of :func:`exponential_quantile_log_weights` from the widths."""
+    n = log_width.shape[0] - 1
+    k = np.arange(n + 1)
+    return log_width - 0.5 * epsilon * np.abs(k - quantile * n)
 
 
 def _dp_quantile(x, lo, hi, quantile, epsilon, rng):
     """One draw of the exponential-mechanism quantile (Gumbel-max over intervals)."""
-    edges, log_w = exponential_quantile_log_weights(x, lo, hi, quantile, epsilon)
-    k = int(np.argmax(log_w + np.asarray(rng.gumbel(size=log_w.shape[0]))))
-    return float(rng.uniform(edges[k], edges[k + 1]))
+    return _dp_quantiles(x, lo, hi, (quantile,), epsilon, rng)[0]
+
+
+def _dp_quantiles(x, lo, hi, quantiles, epsilon, rng):
+    """One independent draw per quantile, each ``epsilon``-DP, from one sort.
+
+    The column is clipped and sorted once; each quantile then draws its Gumbel
+    noise and its point in the chosen interval from ``rng`` in the order of
+    ``quantiles``: the same draws, and so the same values, as calling
+    :func:`_dp_quantile` once per quantile.
+    """
+    edges, log_width = _interval_widths(x, lo, hi)
+    out = []
+    for quantile in quantiles:
+        log_w = _quantile_log_weights(log_width, quantile, epsilon)
+        k = int(np.argmax(log_w + np.asarray(rng.gumbel(size=log_w.shape[0]))))
+        out.append(float(rng.uniform(edges[k], edges[k + 1])))
+    return out

@@ -16,7 +16,7 @@ from ._base import (
     _PrivateTransformer,
     _validate_numeric,
 )
-from ._quantiles import _dp_quantile
+from ._quantiles import _dp_quantiles
 
 
 def variance_floor(noise_std, n_samples):
@@ -184,7 +184,7 @@ class DPMinMaxScaler(OneToOneFeatureMixin, _PrivateTransformer):
         bounds = np.empty((d, 2))
         for j in range(d):
             lo, hi = search[j]
-            est = sorted(_dp_quantile(X[:, j], lo, hi, qk, eps_each, rng) for qk in q)
+            est = sorted(_dp_quantiles(X[:, j], lo, hi, q, eps_each, rng))
             if est[1] <= est[0]:
                 # Post-processing: a degenerate pair keeps a positive width.
                 est[1] = min(hi, est[0] + 1e-9 * (hi - lo))

@@ -48,7 +48,10 @@ def _shifted_log1p(X, lower, upper, log):
     constants. NaN stays NaN (a later imputer fills it).
     """
     Z = np.clip(np.asarray(X, dtype=np.float64), lower, upper)
-    return np.where(log, np.log1p(Z - lower), Z)
+    log = np.asarray(log, dtype=bool)
+    if log.any():  # log1p of the listed columns only (indicators need none)
+        Z[:, log] = np.log1p(Z[:, log] - lower[log])
+    return Z
 
 
 def _transformed_range(lo, hi, log):
@@ -573,6 +576,31 @@ class DPTableVectorizer(_PrivateTransformer):
         self : DPTableVectorizer
             The fitted transformer.
         """
+        self._fit(X, transform=False)
+        return self
+
+    def fit_transform(self, X, y=None):
+        """Fit (see :meth:`fit`) and return the transformed training table.
+
+        The same values as ``fit(X).transform(X)``, in one pass over ``X``
+        instead of two (the steps transform the rows they were fitted on).
+
+        Parameters
+        ----------
+        X : pandas.DataFrame or ndarray of shape (n_samples, n_columns)
+            The private table (an array's columns are ``x0, x1, ...``).
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        X_new : ndarray of shape (n_samples, n_output_features)
+            Dense float64; the width is fixed by the schema.
+        """
+        return self._fit(X, transform=True)
+
+    def _fit(self, X, transform):
+        """Build and fit the steps; their training output if ``transform``."""
         self._check_common()
         pd = _pandas()
         X = _frame(X, pd)
@@ -581,10 +609,11 @@ class DPTableVectorizer(_PrivateTransformer):
         # The columns are schema: they are public, like the dtypes.
         self.feature_names_in_ = np.asarray([str(c) for c in X.columns], dtype=object)
         self.n_features_in_ = X.shape[1]
-        self.pipeline_ = pipeline.fit(X)
+        output = pipeline.fit_transform(X) if transform else pipeline.fit(X)
+        self.pipeline_ = pipeline
         self.ledger_ = pipeline.ledger_
         self.epsilon_, self.delta_ = pipeline.epsilon_, pipeline.delta_
-        return self
+        return output
 
     def _check_columns(self, X):
         X = _frame(X, _pandas())
