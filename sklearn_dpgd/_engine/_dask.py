@@ -449,6 +449,13 @@ def _newton_chunk_hessian(X_chunk, y_chunk, row_clip, theta, args, chunk_rows):
         return _newton_sums.hessian_sum(X_chunk, scale, theta, *args, chunk_rows)
 
 
+def _newton_chunk_gram(X_chunk, y_chunk, row_clip, fit_intercept, chunk_rows):
+    """Runs on the worker holding the chunk; returns only the Gram sum."""
+    with serial_blas():
+        scale = _newton_sums.row_scales(X_chunk, row_clip)
+        return _newton_sums.gram_sum(X_chunk, scale, fit_intercept, chunk_rows)
+
+
 class DaskNewtonRows:
     """The sums of ``solver="newton"`` over row-chunked dask arrays.
 
@@ -503,6 +510,10 @@ class DaskNewtonRows:
         return self._reduce(
             _newton_chunk_hessian, np.asarray(theta), self._args, self._chunk_rows
         )
+
+    def gram_sum(self):
+        """:func:`~sklearn_dpgd._engine._newton_sums.gram_sum` over all chunks."""
+        return self._reduce(_newton_chunk_gram, self._args[0], self._chunk_rows)
 
 
 def _apply(X_chunk, estimator, method, empty):

@@ -98,6 +98,24 @@ def hessian_sum(X, scale, theta, fit_intercept, n_outputs, chunk_rows):
     return hessian
 
 
+def gram_sum(X, scale, fit_intercept, chunk_rows):
+    """The Gram sum ``sum_i x~_i x~_i^T`` of the clipped rows ``x~_i = [s_i x_i,
+    1]``, ``(w, w)`` with ``w = n_features + fit_intercept``, in blocks of
+    ``chunk_rows`` rows (``solver="pgd"``'s preconditioner)."""
+    d = X.shape[1]
+    width = d + int(fit_intercept)
+    gram = np.zeros((width, width))
+    block = np.empty((min(chunk_rows, max(X.shape[0], 1)), width))
+    for start in range(0, X.shape[0], chunk_rows):
+        rows = slice(start, start + chunk_rows)
+        a = block[: X[rows].shape[0]]
+        np.multiply(X[rows], scale[rows, None], out=a[:, :d])
+        if fit_intercept:
+            a[:, d] = 1.0
+        gram += a.T @ a
+    return gram
+
+
 class LocalNewtonRows:
     """The Newton sums over rows in this process.
 
@@ -126,3 +144,7 @@ class LocalNewtonRows:
     def hessian_sum(self, theta):
         """:func:`hessian_sum` over all rows."""
         return hessian_sum(self._X, self._scale, theta, *self._args, self._chunk)
+
+    def gram_sum(self):
+        """:func:`gram_sum` over all rows."""
+        return gram_sum(self._X, self._scale, self._args[0], self._chunk)

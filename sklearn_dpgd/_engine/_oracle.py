@@ -459,6 +459,34 @@ def newton_direction_sensitivity(gradient_norm, damping, curvature_bound):
     return float(gradient_norm) * c / (damping**2 + c * damping)
 
 
+def gram_sensitivity(row_clip, fit_intercept, sensitivity_factor):
+    """L2 sensitivity of the upper triangle (diagonal included) of the Gram sum
+    ``sum_i x~_i x~_i^T`` of the clipped rows ``x~_i = [u_i, 1]``, ``||u_i|| <=
+    c`` (``c = row_clip``).
+
+    Add/remove-one: one row adds ``upper(x~ x~^T)``, whose squared norm is
+    ``sum_{j<=k} u_j^2 u_k^2 + ||u||^2 + 1 = (||u||^4 + sum_j u_j^4) / 2 +
+    ||u||^2 + 1 <= c^4 + c^2 + 1`` (without an intercept, ``c^4``), attained by
+    ``u = c e_1``. Replace-one: removing a row then adding one, at most twice
+    that (the triangle inequality; ``sensitivity_factor = 2``), which is valid
+    but not attained (two positive semi-definite terms cannot cancel).
+
+    Parameters
+    ----------
+    row_clip : float
+        ``c > 0``.
+    fit_intercept : bool
+    sensitivity_factor : float
+        1 (add/remove one row) or 2 (replace one row).
+
+    Returns
+    -------
+    sensitivity : float
+    """
+    c2 = float(row_clip) ** 2
+    return float(sensitivity_factor) * np.sqrt(c2**2 + float(fit_intercept) * (c2 + 1))
+
+
 class PrivateNewtonOracle:
     """Noisy gradients and noisy damped Newton directions of the logistic loss
     (sigmoid for ``n_outputs=1``, softmax over ``K = n_outputs`` classes
@@ -540,6 +568,7 @@ class PrivateNewtonOracle:
             n_outputs=self.n_outputs,
             chunk_rows=chunk_rows,
         )
+        self._row_clip = float(row_clip)
         self._bound = float(np.sqrt(row_clip**2 + float(self._fit_intercept)))
         softmax_ = self.n_outputs > 1
         # The largest norm of one row's gradient term.
@@ -654,6 +683,39 @@ class PrivateNewtonOracle:
         step += noise_multiplier * sensitivity * self._rng.standard_normal(k * width)
         direction[:, :width] = step.reshape(k, width)
         return direction.ravel()
+
+    def noisy_gram(self, noise_multiplier):
+        """Private mean Gram matrix of the clipped rows (``solver="pgd"``).
+
+        ``(sum_i x~_i x~_i^T + E) / m``: ``E`` is symmetric, its upper
+        triangle (diagonal included) i.i.d. ``N(0, (z S)^2)`` with ``S``
+        :func:`gram_sensitivity`, mirrored below the diagonal (post-processing).
+
+        Parameters
+        ----------
+        noise_multiplier : float
+            ``z`` > 0.
+
+        Returns
+        -------
+        gram : ndarray of shape (w, w)
+            ``w = n_features + fit_intercept``; symmetric, maybe indefinite.
+
+        Raises
+        ------
+        BudgetExhaustedError
+            If the query would overspend; nothing is computed then.
+        """
+        self.privacy_filter.charge(GaussianSteps(noise_multiplier))
+        with serial_blas():
+            gram = self._rows.gram_sum()
+        width = self._width
+        sigma = noise_multiplier * gram_sensitivity(
+            self._row_clip, self._fit_intercept, self._factor
+        )
+        noise = np.triu(sigma * self._rng.standard_normal((width, width)))
+        noise += np.triu(noise, 1).T
+        return (gram + noise) / self.n_samples
 
 
 class SharedTemperatureOracle:

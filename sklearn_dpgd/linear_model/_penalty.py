@@ -51,7 +51,7 @@ def check_penalty(estimator):
             "C is not supported by solver='snowball', whose plan is fixed before "
             "the public size is known; set alpha instead."
         )
-    no_prox = estimator.solver != "gd" or isinstance(
+    no_prox = estimator.solver not in ("gd", "auto") or isinstance(
         estimator.schedule, AdaptiveSchedule
     )
     if estimator.l1_ratio > 0 and no_prox:
