@@ -38,6 +38,7 @@ from sklearn_dpgd._solvers.pgd import (
 from sklearn_dpgd.accounting import GaussianSteps, PrivacyLedger, gdp_epsilon, gdp_mu
 from sklearn_dpgd.audit import audit
 from sklearn_dpgd.exceptions import UtilityWarning
+from sklearn_dpgd.schedules._defaults import auto_clip_norm
 
 DELTA = 1e-6
 
@@ -153,6 +154,45 @@ def test_gram_charges_before_it_reads():
         oracle.noisy_gram(1.0)
 
 
+def _gradient_sum(X, y, clip, *, factor=1.0, noise=0.0, m=10):
+    oracle = PrivateNewtonOracle(
+        np.asarray(X, dtype=float), np.asarray(y), row_clip=1.0,
+        sensitivity_factor=factor, fit_intercept=True, privacy_filter=_Filter(),
+        rng=_ConstantNormals(noise), public_n_samples=m,
+    )  # fmt: skip
+    return oracle.noisy_gradient(np.zeros(4), 1.0, clip) * m
+
+
+@pytest.mark.parametrize("clip", [0.3, 1.0])
+def test_clipped_gradient_worst_pairs(clip):
+    # A row with residual 1/2 at theta = 0 and norm sqrt(2): its gradient has
+    # norm sqrt(2) / 2 > 0.3, clipped to exactly min(clip, sqrt(2) / 2).
+    y = np.array([0, 1, 0])
+    row = np.array([[1.0, 0.0, 0.0]])
+    D = _gradient_sum(BASE, y, clip)
+    added = _gradient_sum(np.vstack([BASE, row]), np.append(y, 1), clip)
+    attained = min(clip, math.sqrt(2) / 2)
+    assert np.linalg.norm(added - D) == pytest.approx(attained, rel=1e-12)
+    # Replace-one: the same row with the other label moves the sum by twice
+    # that (opposite gradients), more than a factor-1 noise would cover.
+    swapped = _gradient_sum(np.vstack([BASE, row]), np.append(y, 0), clip)
+    assert np.linalg.norm(added - swapped) == pytest.approx(2 * attained, rel=1e-12)
+    # The noise std used: z times the clip (factor 1 or 2).
+    for factor in (1.0, 2.0):
+        noisy = _gradient_sum(BASE, y, clip, factor=factor, noise=1.0)
+        np.testing.assert_allclose(noisy - D, factor * clip, rtol=1e-12)
+
+
+def test_gradient_clip_is_refused_for_the_softmax():
+    oracle = PrivateNewtonOracle(
+        BASE, np.array([0, 1, 2]), row_clip=1.0, sensitivity_factor=1.0,
+        fit_intercept=True, privacy_filter=_Filter(), rng=_ConstantNormals(0),
+        public_n_samples=3, n_outputs=3,
+    )  # fmt: skip
+    with pytest.raises(ValueError, match="gradient_clip needs n_outputs=1"):
+        oracle.noisy_gradient(np.zeros(12), 1.0, 0.5)
+
+
 # ---------------------------------------------------------------- accounting
 
 
@@ -208,6 +248,9 @@ def test_recorded_releases_compose_to_the_budget(data, neighboring, epsilon):
         dp_accounting.ComposedDpEvent([dp_accounting.GaussianDpEvent(s) for s in z])
     )
     assert accountant.get_epsilon(DELTA) == pytest.approx(epsilon, rel=2e-3)
+    assert clf.clip_norm_ == auto_clip_norm(
+        epsilon, DELTA, len(y), X.shape[1], neighboring=neighboring
+    )
     # The damping is the public rule at the public size and relation.
     factor = 2.0 if neighboring == "replace" else 1.0
     std = z[1] * gram_sensitivity(1.0, True, factor) / len(y)
@@ -222,8 +265,8 @@ def test_noisy_count_fits_in_the_budget(data):
     spent = math.sqrt(sum(r.count / r.noise_multiplier**2 for r in clf.ledger_))
     assert spent <= clf.mu_ * (1 + 1e-12)
     assert clf.mu_ == pytest.approx(gdp_mu(1.0, DELTA))
-    assert clf.public_n_samples_ != len(y) or True  # a noisy count, not read here
     assert clf.epsilon_ <= 1.0
+    assert _fit(_model(clip_norm=0.4), X, y).clip_norm_ == 0.4
 
 
 def test_ledger_refuses_before_the_oracle_is_built(data, monkeypatch):
@@ -247,39 +290,66 @@ def test_ledger_refuses_before_the_oracle_is_built(data, monkeypatch):
 # ------------------------------------------------------------- the auto rule
 
 
+def _threshold_size(epsilon, delta, width, factor=1.0):
+    """The public size at which the horizon unit reaches AUTO_PGD_MIN_UNIT."""
+    return (
+        pgd_module.AUTO_PGD_MIN_UNIT
+        * factor
+        * math.sqrt(width)
+        / gdp_mu(epsilon, delta)
+    )
+
+
 @pytest.mark.parametrize(
     "kwargs, X_kind, n_classes, expected",
     [
-        (dict(epsilon=pgd_module.AUTO_PGD_MIN_EPSILON), "dense", 2, "pgd"),
-        (dict(epsilon=pgd_module.AUTO_PGD_MIN_EPSILON * 0.99), "dense", 2, "gd"),
-        (dict(epsilon=8.0), "dense", 3, "gd"),
-        (dict(epsilon=8.0, l1_ratio=0.5), "dense", 2, "gd"),
-        (dict(epsilon=8.0, max_iter=50), "dense", 2, "gd"),
-        (dict(epsilon=8.0, batch_size=100), "dense", 2, "gd"),
-        (dict(epsilon=8.0), "sparse", 2, "gd"),
-        (dict(epsilon=8.0), "wide", 2, "gd"),
+        (dict(size=1.0), "dense", 2, "pgd"),
+        (dict(size=0.99), "dense", 2, "gd"),
+        (dict(size=None), "dense", 2, "gd"),  # add/remove: the size is private
+        (dict(size=4.0), "dense", 3, "gd"),
+        (dict(size=4.0, l1_ratio=0.5), "dense", 2, "gd"),
+        (dict(size=4.0, max_iter=50), "dense", 2, "gd"),
+        (dict(size=4.0, batch_size=100), "dense", 2, "gd"),
+        (dict(size=4.0), "sparse", 2, "gd"),
+        (dict(size=4.0), "wide", 2, "gd"),
     ],
 )
 def test_auto_rule(kwargs, X_kind, n_classes, expected):
+    kwargs = dict(kwargs)
+    size = kwargs.pop("size")
     width = pgd_module.MAX_PGD_FEATURES + 1 if X_kind == "wide" else 5
     X = np.zeros((4, width))
     if X_kind == "sparse":
         X = sp.csr_matrix(X)
-    est = DPLogisticRegression(solver="auto", **kwargs)
+    if size is not None:
+        m = _threshold_size(2.0, DELTA, width + 1)
+        kwargs["public_n_samples"] = math.ceil(m) if size == 1.0 else int(size * m)
+    est = DPLogisticRegression(solver="auto", epsilon=2.0, delta=DELTA, **kwargs)
     assert pgd_module.auto_solver(est, X, 1 if n_classes == 2 else 3, None) == expected
     assert pgd_module.auto_solver(est, X, 1, np.ones(4)) == "gd"
-    huber = DPHuberSVM(solver="auto", **kwargs)
+    huber = DPHuberSVM(solver="auto", epsilon=2.0, delta=DELTA, **kwargs)
     assert pgd_module.auto_solver(huber, X, 1, None) == "gd"
 
 
-def test_auto_fit_records_its_choice(data):
+def test_auto_rule_under_replace_reads_the_public_row_count():
+    m = _threshold_size(2.0, DELTA, 6, factor=2.0)
+    est = DPLogisticRegression(
+        solver="auto", epsilon=2.0, delta=DELTA, neighboring="replace"
+    )
+    assert pgd_module.auto_solver(est, np.zeros((math.ceil(m), 5)), 1, None) == "pgd"
+    assert pgd_module.auto_solver(est, np.zeros((int(0.99 * m), 5)), 1, None) == "gd"
+
+
+def test_auto_fit_records_its_choice(data, monkeypatch):
     X, y = data
-    high = _fit(_model(solver="auto", epsilon=8.0), X, y)
+    monkeypatch.setattr(pgd_module, "AUTO_PGD_MIN_UNIT", 100.0)
+    high = _fit(_model(solver="auto", epsilon=4.0, public_n_samples=600), X, y)
     assert high.solver_ == "pgd"
-    low = _fit(_model(solver="auto", epsilon=0.5), X, y)
-    gd = _fit(_model(solver="gd", epsilon=0.5), X, y)
+    low = _fit(_model(solver="auto", epsilon=0.5, public_n_samples=600), X, y)
+    gd = _fit(_model(solver="gd", epsilon=0.5, public_n_samples=600), X, y)
     assert low.solver_ == "gd"
     np.testing.assert_array_equal(low.coef_, gd.coef_)
+    assert low.clip_norm_ == gd.clip_norm_
 
 
 def test_gd_keeps_todays_fits_bit_for_bit():

@@ -37,14 +37,25 @@ def probabilities(X, scale, theta, fit_intercept, n_outputs):
     return softmax(scores, axis=1)
 
 
-def gradient_sum(X, y, scale, theta, fit_intercept, n_outputs):
+def gradient_sum(X, y, scale, theta, fit_intercept, n_outputs, gradient_clip=None):
     """``sum_i (p_i - y_i) (x) x~_i`` as ``(K, n_features + 1)`` (intercept column
-    0 without an intercept)."""
+    0 without an intercept); with ``gradient_clip`` (binary only), each row's term
+    scaled to norm at most ``gradient_clip``."""
     d, k = X.shape[1], n_outputs
     residual = probabilities(X, scale, theta, fit_intercept, k).reshape(-1, k)
     labels = np.asarray(y, dtype=np.int64)
     if k == 1:
         residual = residual - labels[:, None]
+        if gradient_clip is not None:
+            # ||(p_i - y_i) x~_i|| = |p_i - y_i| sqrt(s_i^2 ||x_i||^2 + 1).
+            norms = np.sqrt(
+                scale**2 * np.einsum("ij,ij->i", X, X, dtype=np.float64)
+                + float(fit_intercept)
+            )
+            norms *= np.abs(residual[:, 0])
+            residual *= np.minimum(1.0, gradient_clip / np.maximum(norms, 1e-300))[
+                :, None
+            ]
     else:
         residual = residual.copy()
         residual[np.arange(labels.shape[0]), labels] -= 1.0
@@ -137,9 +148,11 @@ class LocalNewtonRows:
         self._chunk = int(chunk_rows)
         self.n_features = self._X.shape[1]
 
-    def gradient_sum(self, theta):
+    def gradient_sum(self, theta, gradient_clip=None):
         """:func:`gradient_sum` over all rows."""
-        return gradient_sum(self._X, self._y, self._scale, theta, *self._args)
+        return gradient_sum(
+            self._X, self._y, self._scale, theta, *self._args, gradient_clip
+        )
 
     def hessian_sum(self, theta):
         """:func:`hessian_sum` over all rows."""

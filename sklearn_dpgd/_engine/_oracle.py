@@ -23,6 +23,7 @@ import numpy as np
 from ..accounting import GaussianSteps, NoisyMaxSteps, SnowballSteps, SparseVectorSteps
 from . import _twins
 from ._dask import DaskNewtonRows, DaskRows, is_dask_collection
+from ._gram import gram_sensitivity
 from ._newton_sums import LocalNewtonRows
 from ._rows import LocalRows, SmallRows
 from ._threads import serial_blas
@@ -459,34 +460,6 @@ def newton_direction_sensitivity(gradient_norm, damping, curvature_bound):
     return float(gradient_norm) * c / (damping**2 + c * damping)
 
 
-def gram_sensitivity(row_clip, fit_intercept, sensitivity_factor):
-    """L2 sensitivity of the upper triangle (diagonal included) of the Gram sum
-    ``sum_i x~_i x~_i^T`` of the clipped rows ``x~_i = [u_i, 1]``, ``||u_i|| <=
-    c`` (``c = row_clip``).
-
-    Add/remove-one: one row adds ``upper(x~ x~^T)``, whose squared norm is
-    ``sum_{j<=k} u_j^2 u_k^2 + ||u||^2 + 1 = (||u||^4 + sum_j u_j^4) / 2 +
-    ||u||^2 + 1 <= c^4 + c^2 + 1`` (without an intercept, ``c^4``), attained by
-    ``u = c e_1``. Replace-one: removing a row then adding one, at most twice
-    that (the triangle inequality; ``sensitivity_factor = 2``), which is valid
-    but not attained (two positive semi-definite terms cannot cancel).
-
-    Parameters
-    ----------
-    row_clip : float
-        ``c > 0``.
-    fit_intercept : bool
-    sensitivity_factor : float
-        1 (add/remove one row) or 2 (replace one row).
-
-    Returns
-    -------
-    sensitivity : float
-    """
-    c2 = float(row_clip) ** 2
-    return float(sensitivity_factor) * np.sqrt(c2**2 + float(fit_intercept) * (c2 + 1))
-
-
 class PrivateNewtonOracle:
     """Noisy gradients and noisy damped Newton directions of the logistic loss
     (sigmoid for ``n_outputs=1``, softmax over ``K = n_outputs`` classes
@@ -586,11 +559,12 @@ class PrivateNewtonOracle:
     def _width(self):
         return self.n_features + int(self._fit_intercept)
 
-    def noisy_gradient(self, theta, noise_multiplier):
+    def noisy_gradient(self, theta, noise_multiplier, gradient_clip=None):
         """Private mean gradient ``(sum_i g_i + N(0, (z factor G)^2 I)) / m``.
 
         ``G`` is the bound of one row's gradient: ``R`` (sigmoid) or ``sqrt(2)
-        R`` (softmax).
+        R`` (softmax), or ``gradient_clip`` (sigmoid), to which each ``g_i`` is
+        then scaled (its norm is at most ``G`` either way).
 
         Parameters
         ----------
@@ -598,6 +572,8 @@ class PrivateNewtonOracle:
             Coefficients, then the intercept (ignored without one), per output.
         noise_multiplier : float
             ``z`` > 0.
+        gradient_clip : float or None, default=None
+            Per-row gradient norm bound ``> 0`` (``n_outputs == 1`` only).
 
         Returns
         -------
@@ -610,9 +586,14 @@ class PrivateNewtonOracle:
             If the query would overspend; nothing is computed then.
         """
         self.privacy_filter.charge(GaussianSteps(noise_multiplier))
+        bound = self._gradient_bound
+        if gradient_clip is not None:
+            if self.n_outputs > 1:  # the softmax sums do not clip
+                raise ValueError("gradient_clip needs n_outputs=1")
+            bound = min(bound, float(gradient_clip))
         with serial_blas():
-            grad = self._rows.gradient_sum(theta)
-        sigma = noise_multiplier * self._factor * self._gradient_bound
+            grad = self._rows.gradient_sum(theta, gradient_clip)
+        sigma = noise_multiplier * self._factor * bound
         width = self._width
         grad[:, :width] += sigma * self._rng.standard_normal((self.n_outputs, width))
         return grad.ravel() / self.n_samples

@@ -7,7 +7,7 @@ full-batch gradients ``g~_t``, each followed by the step
 curvature bound of the logistic loss (its Hessian is at most ``G / 4``;
 Böhning & Lindsay 1988, Böhning 1992) made private by the noisy Gram and
 damped by ``D``, the public damping plus the L2 penalty. The released model
-is the mean of the last ``ceil(T / 2)`` iterates. Every step after the two
+is the mean of the iterates from ``BURN_IN`` on. Every step after the two
 kinds of release is post-processing, and all releases are Gaussian
 mechanisms of fixed noise multipliers, so they compose exactly in GDP (Dong,
 Roth & Su 2022, Cor. 3.3): ``mu^2 = z_G^-2 + T z_g^-2``.
@@ -42,6 +42,12 @@ PGD_STEPS = 20
 
 #: ``kappa`` of :func:`pgd_damping`.
 DAMPING_FACTOR = 0.25
+
+#: The first iterate averaged (0-based; the mean runs to the last): the steps
+#: before it are the burn-in from the start. Chosen on the same holdouts after
+#: the grid: averaging from step 5 instead of the last half took Adult's gap to
+#: gradient descent from -0.24 to -0.16 point at epsilon 1.6 (8 seeds).
+BURN_IN = 5
 
 
 def pgd_noise_multipliers(mu_train, n_steps, gram_share=GRAM_SHARE):
@@ -142,6 +148,7 @@ def solve(
     cap_epsilon=None,
     diagnostics=None,
     clip_norm=1.0,
+    gradient_clip=None,
 ):
     """Release the Gram, run ``n_steps`` preconditioned noisy steps, account.
 
@@ -180,6 +187,8 @@ def solve(
         run on the same filter before and after the steps.
     clip_norm : float, default=1.0
         The row clip, passed to the row-norm check.
+    gradient_clip : float or None, default=None
+        Bound ``C`` of each row's gradient norm (None: the row bound's).
 
     Returns
     -------
@@ -199,11 +208,11 @@ def solve(
     )
     factor = preconditioner(gram, damping, alpha, fit_intercept)
     coefs = np.arange(d + 1) < d
-    tail = n_steps - (n_steps + 1) // 2  # the iterates averaged: t >= tail
+    tail = min(BURN_IN, n_steps - 1)  # the iterates averaged: t >= tail
     mean = np.zeros(d + 1)
     progress = Deciles(verbose)
     for t in range(n_steps):
-        grad = oracle.noisy_gradient(theta, z_gradient)
+        grad = oracle.noisy_gradient(theta, z_gradient, gradient_clip)
         grad[coefs] += alpha * theta[coefs]
         # Post-processing of the two releases: a preconditioned step.
         theta[:width] -= cho_solve(factor, grad[:width])

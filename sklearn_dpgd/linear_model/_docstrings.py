@@ -173,20 +173,22 @@ _PARAMS_OPTIMISER = """\
     solver : {"gd", "snowball", "newton", "pgd", "auto"}, default="gd"
         "gd": the private gradient descent described above. "auto": one rule
         over public quantities (``sklearn_dpgd.linear_model._pgd.auto_solver``)
-        runs "pgd" when ``epsilon >= 4``, the problem is binary logistic
+        runs "pgd" when the public size ``m`` is known before the rows are read
+        (``public_n_samples``, or ``neighboring="replace"``), ``mu m / (s
+        sqrt(n_features + 1)) >= 700`` (``mu`` the GDP budget, ``s`` 2 under
+        replace-one; e.g. Adult at epsilon 1.6), the problem is binary logistic
         (:class:`DPLogisticRegression`) without ``l1_ratio``, ``schedule``,
         ``batch_size`` or weights, ``max_iter="auto"``, and ``X`` is dense (or
-        a dask array) of at most 512 features; "gd" otherwise (below epsilon 4
-        "pgd" trailed "gd" by more than 0.1 point on Adult; user guide,
+        a dask array) of at most 512 features; "gd" otherwise (user guide,
         "Performance"). The solver run is ``solver_``. "pgd"
-        (:class:`DPLogisticRegression`, binary; user guide, "Performance"):
-        private preconditioned gradient descent, one noisy Gram matrix of the
-        rows clipped to feature norm ``clip_norm`` ("auto": 1), then
-        ``max_iter`` ("auto": 20) noisy gradients, each followed by the step
-        ``(G~ / 4 + D)^{-1} g~`` (Böhning's curvature bound of the logistic
-        loss, Böhning & Lindsay 1988), the mean of the last half released;
-        GDP-accounted, 21 passes over ``X``. It refuses what "newton" refuses
-        and more than two classes. "newton"
+        (:class:`DPLogisticRegression`, binary): private preconditioned
+        gradient descent over rows scaled to feature norm at most 1: one noisy
+        Gram matrix, then ``max_iter`` ("auto": 20) noisy gradients, each row's
+        clipped to ``clip_norm`` ("auto": the rule of "gd"), each followed by
+        the step ``(G~ / 4 + D)^{-1} g~`` (Böhning's curvature bound of the
+        logistic loss, Böhning & Lindsay 1988), the mean of the iterates from
+        the sixth on released; GDP-accounted, 21 passes over ``X``. It refuses
+        what "newton" refuses and more than two classes. "newton"
         (:class:`DPLogisticRegression`, binary or multinomial): ``max_iter``
         ("auto": 8) private damped Newton iterations, each a noisy gradient and a
         noisy direction ``(H / m + D)^{-1} g`` (the double-noise mechanism of
