@@ -38,6 +38,7 @@ from sklearn_dpgd._solvers.pgd import (
 from sklearn_dpgd.accounting import GaussianSteps, PrivacyLedger, gdp_epsilon, gdp_mu
 from sklearn_dpgd.audit import audit
 from sklearn_dpgd.exceptions import UtilityWarning
+from sklearn_dpgd.model_selection import PrivateGridSearchCV
 from sklearn_dpgd.schedules._defaults import auto_clip_norm
 
 DELTA = 1e-6
@@ -495,3 +496,19 @@ def test_audit_does_not_refute_the_claim():
     assert result.mu_claimed == pytest.approx(gdp_mu(12.0, 1e-5), rel=1e-6)
     assert result.mu_lower <= result.mu_claimed
     assert result.epsilon_lower <= result.epsilon_claimed
+
+
+@pytest.mark.parametrize("solver", ["pgd", "auto"])
+def test_private_search_refuses_pgd_and_auto_before_any_fit(data, monkeypatch, solver):
+    # The searches split their budget by the closed form of gd's steps: "pgd",
+    # and "auto" (which may run it), are named and refused before any read.
+    X, y = data
+    monkeypatch.setattr(pgd_module, "PrivateNewtonOracle", None)  # never built
+    search = PrivateGridSearchCV(
+        DPLogisticRegression(classes=[0, 1], max_iter=5),
+        param_grid={"solver": ["gd", solver]},
+        epsilon=1.0,
+        delta=DELTA,
+    )
+    with pytest.raises(ValueError, match=f"solver='{solver}' is accounted by its own"):
+        _fit(search, X, y)
