@@ -512,3 +512,13 @@ def test_private_search_refuses_pgd_and_auto_before_any_fit(data, monkeypatch, s
     )
     with pytest.raises(ValueError, match=f"solver='{solver}' is accounted by its own"):
         _fit(search, X, y)
+
+
+def test_no_intercept_warm_start_and_verbose(data, capsys):
+    X, y = data
+    plain = _fit(_model(fit_intercept=False, verbose=1), X, y)
+    assert plain.intercept_.tolist() == [0.0]
+    assert "step 20/20" in capsys.readouterr().out  # privatised values only
+    warm = _fit(_model(fit_intercept=False), X, y, coef_init=plain.coef_)
+    assert warm.coef_.shape == plain.coef_.shape
+    assert not np.array_equal(warm.coef_, plain.coef_)
