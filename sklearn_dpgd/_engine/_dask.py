@@ -435,11 +435,11 @@ class DaskRows:
         return np.array(total, dtype=np.float64)
 
 
-def _newton_chunk_gradient(X_chunk, y_chunk, row_clip, theta, args):
+def _newton_chunk_gradient(X_chunk, y_chunk, row_clip, theta, args, clip=None):
     """Runs on the worker holding the chunk; returns only the gradient sum."""
     with serial_blas():
         scale = _newton_sums.row_scales(X_chunk, row_clip)
-        return _newton_sums.gradient_sum(X_chunk, y_chunk, scale, theta, *args)
+        return _newton_sums.gradient_sum(X_chunk, y_chunk, scale, theta, *args, clip)
 
 
 def _newton_chunk_hessian(X_chunk, y_chunk, row_clip, theta, args, chunk_rows):
@@ -447,6 +447,13 @@ def _newton_chunk_hessian(X_chunk, y_chunk, row_clip, theta, args, chunk_rows):
     with serial_blas():
         scale = _newton_sums.row_scales(X_chunk, row_clip)
         return _newton_sums.hessian_sum(X_chunk, scale, theta, *args, chunk_rows)
+
+
+def _newton_chunk_gram(X_chunk, y_chunk, row_clip, fit_intercept, chunk_rows):
+    """Runs on the worker holding the chunk; returns only the Gram sum."""
+    with serial_blas():
+        scale = _newton_sums.row_scales(X_chunk, row_clip)
+        return _newton_sums.gram_sum(X_chunk, scale, fit_intercept, chunk_rows)
 
 
 class DaskNewtonRows:
@@ -494,15 +501,21 @@ class DaskNewtonRows:
         (total,) = dask.compute(dask.delayed(_sum_in_order)(*parts))
         return np.array(total, dtype=np.float64)
 
-    def gradient_sum(self, theta):
+    def gradient_sum(self, theta, gradient_clip=None):
         """:func:`~sklearn_dpgd._engine._newton_sums.gradient_sum` over all chunks."""
-        return self._reduce(_newton_chunk_gradient, np.asarray(theta), self._args)
+        return self._reduce(
+            _newton_chunk_gradient, np.asarray(theta), self._args, gradient_clip
+        )
 
     def hessian_sum(self, theta):
         """:func:`~sklearn_dpgd._engine._newton_sums.hessian_sum` over all chunks."""
         return self._reduce(
             _newton_chunk_hessian, np.asarray(theta), self._args, self._chunk_rows
         )
+
+    def gram_sum(self):
+        """:func:`~sklearn_dpgd._engine._newton_sums.gram_sum` over all chunks."""
+        return self._reduce(_newton_chunk_gram, self._args[0], self._chunk_rows)
 
 
 def _apply(X_chunk, estimator, method, empty):

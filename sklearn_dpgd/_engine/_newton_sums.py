@@ -37,14 +37,25 @@ def probabilities(X, scale, theta, fit_intercept, n_outputs):
     return softmax(scores, axis=1)
 
 
-def gradient_sum(X, y, scale, theta, fit_intercept, n_outputs):
+def gradient_sum(X, y, scale, theta, fit_intercept, n_outputs, gradient_clip=None):
     """``sum_i (p_i - y_i) (x) x~_i`` as ``(K, n_features + 1)`` (intercept column
-    0 without an intercept)."""
+    0 without an intercept); with ``gradient_clip`` (binary only), each row's term
+    scaled to norm at most ``gradient_clip``."""
     d, k = X.shape[1], n_outputs
     residual = probabilities(X, scale, theta, fit_intercept, k).reshape(-1, k)
     labels = np.asarray(y, dtype=np.int64)
     if k == 1:
         residual = residual - labels[:, None]
+        if gradient_clip is not None:
+            # ||(p_i - y_i) x~_i|| = |p_i - y_i| sqrt(s_i^2 ||x_i||^2 + 1).
+            norms = np.sqrt(
+                scale**2 * np.einsum("ij,ij->i", X, X, dtype=np.float64)
+                + float(fit_intercept)
+            )
+            norms *= np.abs(residual[:, 0])
+            residual *= np.minimum(1.0, gradient_clip / np.maximum(norms, 1e-300))[
+                :, None
+            ]
     else:
         residual = residual.copy()
         residual[np.arange(labels.shape[0]), labels] -= 1.0
@@ -98,6 +109,24 @@ def hessian_sum(X, scale, theta, fit_intercept, n_outputs, chunk_rows):
     return hessian
 
 
+def gram_sum(X, scale, fit_intercept, chunk_rows):
+    """The Gram sum ``sum_i x~_i x~_i^T`` of the clipped rows ``x~_i = [s_i x_i,
+    1]``, ``(w, w)`` with ``w = n_features + fit_intercept``, in blocks of
+    ``chunk_rows`` rows (``solver="pgd"``'s preconditioner)."""
+    d = X.shape[1]
+    width = d + int(fit_intercept)
+    gram = np.zeros((width, width))
+    block = np.empty((min(chunk_rows, max(X.shape[0], 1)), width))
+    for start in range(0, X.shape[0], chunk_rows):
+        rows = slice(start, start + chunk_rows)
+        a = block[: X[rows].shape[0]]
+        np.multiply(X[rows], scale[rows, None], out=a[:, :d])
+        if fit_intercept:
+            a[:, d] = 1.0
+        gram += a.T @ a
+    return gram
+
+
 class LocalNewtonRows:
     """The Newton sums over rows in this process.
 
@@ -119,10 +148,16 @@ class LocalNewtonRows:
         self._chunk = int(chunk_rows)
         self.n_features = self._X.shape[1]
 
-    def gradient_sum(self, theta):
+    def gradient_sum(self, theta, gradient_clip=None):
         """:func:`gradient_sum` over all rows."""
-        return gradient_sum(self._X, self._y, self._scale, theta, *self._args)
+        return gradient_sum(
+            self._X, self._y, self._scale, theta, *self._args, gradient_clip
+        )
 
     def hessian_sum(self, theta):
         """:func:`hessian_sum` over all rows."""
         return hessian_sum(self._X, self._scale, theta, *self._args, self._chunk)
+
+    def gram_sum(self):
+        """:func:`gram_sum` over all rows."""
+        return gram_sum(self._X, self._scale, self._args[0], self._chunk)

@@ -23,8 +23,10 @@ import numpy as np
 from ..accounting import GaussianSteps, NoisyMaxSteps, SnowballSteps, SparseVectorSteps
 from . import _twins
 from ._dask import DaskNewtonRows, DaskRows, is_dask_collection
+from ._gram import gram_sensitivity
 from ._newton_sums import LocalNewtonRows
 from ._rows import LocalRows, SmallRows
+from ._temperature_oracle import SharedTemperatureOracle  # noqa: F401 (re-exported)
 from ._threads import serial_blas
 
 
@@ -603,6 +605,7 @@ class PrivateNewtonOracle:
             n_outputs=self.n_outputs,
             chunk_rows=chunk_rows,
         )
+        self._row_clip = float(row_clip)
         self._bound = float(np.sqrt(row_clip**2 + float(self._fit_intercept)))
         softmax_ = self.n_outputs > 1
         # The largest norm of one row's gradient term.
@@ -621,11 +624,12 @@ class PrivateNewtonOracle:
     def _width(self):
         return self.n_features + int(self._fit_intercept)
 
-    def noisy_gradient(self, theta, noise_multiplier):
+    def noisy_gradient(self, theta, noise_multiplier, gradient_clip=None):
         """Private mean gradient ``(sum_i g_i + N(0, (z factor G)^2 I)) / m``.
 
         ``G`` is the bound of one row's gradient: ``R`` (sigmoid) or ``sqrt(2)
-        R`` (softmax).
+        R`` (softmax), or ``gradient_clip`` (sigmoid), to which each ``g_i`` is
+        then scaled (its norm is at most ``G`` either way).
 
         Parameters
         ----------
@@ -633,6 +637,8 @@ class PrivateNewtonOracle:
             Coefficients, then the intercept (ignored without one), per output.
         noise_multiplier : float
             ``z`` > 0.
+        gradient_clip : float or None, default=None
+            Per-row gradient norm bound ``> 0`` (``n_outputs == 1`` only).
 
         Returns
         -------
@@ -645,9 +651,14 @@ class PrivateNewtonOracle:
             If the query would overspend; nothing is computed then.
         """
         self.privacy_filter.charge(GaussianSteps(noise_multiplier))
+        bound = self._gradient_bound
+        if gradient_clip is not None:
+            if self.n_outputs > 1:  # the softmax sums do not clip
+                raise ValueError("gradient_clip needs n_outputs=1")
+            bound = min(bound, float(gradient_clip))
         with serial_blas():
-            grad = self._rows.gradient_sum(theta)
-        sigma = noise_multiplier * self._factor * self._gradient_bound
+            grad = self._rows.gradient_sum(theta, gradient_clip)
+        sigma = noise_multiplier * self._factor * bound
         width = self._width
         grad[:, :width] += sigma * self._rng.standard_normal((self.n_outputs, width))
         return grad.ravel() / self.n_samples
@@ -719,71 +730,22 @@ class PrivateNewtonOracle:
         direction[:, :width] = step.reshape(k, width)
         return direction.ravel()
 
+    def noisy_gram(self, noise_multiplier):
+        """Private mean Gram matrix of the clipped rows (``solver="pgd"``).
 
-class SharedTemperatureOracle:
-    """The private gradient of one shared temperature of multinomial scores.
-
-    The model is ``softmax(w u_i)`` with ``u_i`` a row of fixed features in
-    ``[-1, 1]^K`` (the released model's scores, scaled and clipped) and one weight
-    ``w``. A row's gradient is ``g_i = sum_k (p_ik - [y_i = k]) u_ik``: since the
-    ``p_i - e_{y_i}`` has L1 norm at most 2 and ``|u_ik| <= 1``, ``|g_i| <= 2``,
-    so the sum's sensitivity is 2 under add/remove (4 under replace-one) without
-    any clipping. Each query charges a
-    :class:`~sklearn_dpgd.accounting.GaussianSteps` before it reads a row.
-
-    Parameters
-    ----------
-    U : ndarray of shape (n_samples, n_classes)
-        The features, each entry in ``[-1, 1]`` (checked).
-    y : ndarray of shape (n_samples,)
-        Class indices in ``[0, n_classes)``.
-    sensitivity_factor : float
-        1 (add/remove one row) or 2 (replace one row).
-    privacy_filter : GaussianPrivacyFilter
-        Charged before each query.
-    rng : numpy.random.Generator or SecureGenerator
-        Source of the Gaussian noise.
-    public_n_samples : int
-        ``m``, the public size: the divisor of the sum.
-
-    Notes
-    -----
-    Temperature scaling (Guo, Pleiss, Sun & Weinberger, ICML 2017, Sec. 4.2) of a
-    multinomial model, trained as the binary stage of
-    :mod:`sklearn_dpgd.linear_model._calibration` is, by noisy gradient descent
-    (Hong, Wang & Zhou, FAccT 2022, Algorithm 1) on a one-parameter model.
-    """
-
-    #: ``sup |g_i|``: the L1 norm of ``p - e_y`` (2) times ``max |u_ik|`` (1).
-    ROW_BOUND = 2.0
-
-    def __init__(
-        self, U, y, *, sensitivity_factor, privacy_filter, rng, public_n_samples
-    ):
-        U = np.asarray(U, dtype=np.float64)
-        if U.ndim != 2 or np.abs(U).max(initial=0.0) > 1.0:
-            raise ValueError("U must be a 2-D array with entries in [-1, 1].")
-        self._U = U
-        self._onehot = np.zeros_like(U)
-        self._onehot[np.arange(U.shape[0]), np.asarray(y, dtype=np.int64)] = 1.0
-        self._factor = float(sensitivity_factor)
-        self.privacy_filter = privacy_filter
-        self._rng = rng
-        self.n_samples = int(public_n_samples)
-
-    def noisy_gradient(self, w, noise_multiplier):
-        """Private mean gradient ``(sum_i g_i + N(0, (z 2 factor)^2)) / m``.
+        ``(sum_i x~_i x~_i^T + E) / m``: ``E`` is symmetric, its upper
+        triangle (diagonal included) i.i.d. ``N(0, (z S)^2)`` with ``S``
+        :func:`gram_sensitivity`, mirrored below the diagonal (post-processing).
 
         Parameters
         ----------
-        w : float
-            The shared weight of the scores.
         noise_multiplier : float
             ``z`` > 0.
 
         Returns
         -------
-        grad : float
+        gram : ndarray of shape (w, w)
+            ``w = n_features + fit_intercept``; symmetric, maybe indefinite.
 
         Raises
         ------
@@ -791,10 +753,12 @@ class SharedTemperatureOracle:
             If the query would overspend; nothing is computed then.
         """
         self.privacy_filter.charge(GaussianSteps(noise_multiplier))
-        logits = w * self._U
-        logits -= logits.max(axis=1, keepdims=True)
-        p = np.exp(logits)
-        p /= p.sum(axis=1, keepdims=True)
-        total = float(np.sum((p - self._onehot) * self._U))
-        sigma = noise_multiplier * self._factor * self.ROW_BOUND
-        return (total + sigma * float(self._rng.standard_normal())) / self.n_samples
+        with serial_blas():
+            gram = self._rows.gram_sum()
+        width = self._width
+        sigma = noise_multiplier * gram_sensitivity(
+            self._row_clip, self._fit_intercept, self._factor
+        )
+        noise = np.triu(sigma * self._rng.standard_normal((width, width)))
+        noise += np.triu(noise, 1).T
+        return (gram + noise) / self.n_samples

@@ -62,6 +62,7 @@ from ._calibration import (
 from ._frank_wolfe import solve_frank_wolfe
 from ._newton import solve_newton
 from ._penalty import check_penalty, penalty_strength
+from ._pgd import auto_solver, solve_pgd
 from ._utility import utility_checks, warn_weak_delta
 from ._weights import (
     check_sample_weight,
@@ -78,6 +79,10 @@ _SENSITIVITY_FACTOR = SENSITIVITY_FACTOR
 # The base step length of normalised steps ("auto"; see _defaults.py), under the
 # name linear_model and the searches import.
 _NORMALIZED_STEP_LENGTH = NORMALIZED_STEP_LENGTH
+
+#: The solvers of ``solve(estimator, X, y_index, n_outputs, initial, seed,
+#: sample_weight)`` besides "gd" (a method) and "snowball".
+_SOLVERS = {"newton": solve_newton, "pgd": solve_pgd, "frank_wolfe": solve_frank_wolfe}
 
 
 class _BaseDPLinearModel(NotFittedAttributesMixin, BaseEstimator):
@@ -115,7 +120,9 @@ class _BaseDPLinearModel(NotFittedAttributesMixin, BaseEstimator):
         "classes": ["array-like", None],
         "class_weight": [dict, StrOptions({"balanced"}), None],
         "max_sample_weight": [Interval(Real, 0, None, closed="neither")],
-        "solver": [StrOptions({"gd", "snowball", "newton", "frank_wolfe"})],
+        "solver": [
+            StrOptions({"gd", "snowball", "newton", "frank_wolfe", "pgd", "auto"})
+        ],
         "radius": [Interval(Real, 0, None, closed="neither")],
         "random_state": ["random_state"],
         "secure_mode": ["boolean"],
@@ -145,7 +152,8 @@ class _BaseDPLinearModel(NotFittedAttributesMixin, BaseEstimator):
             how = {
                 "snowball": "Renyi DP (amplification by iteration)",
                 "frank_wolfe": "exponential-mechanism selections",
-            }.get(self.solver, "Newton steps")
+                "newton": "Newton steps",
+            }.get(self.solver, "its own releases ('pgd': a noisy Gram)")
             return (
                 f"solver={self.solver!r} is accounted by {how}, "
                 "not as the searches' Gaussian gradient steps; use solver='gd'"
@@ -255,7 +263,7 @@ class _BaseDPLinearModel(NotFittedAttributesMixin, BaseEstimator):
         # steps, Snowball-SGD and the adaptive strategies keep the threshold they
         # were designed and measured with.
         adaptive = isinstance(self.schedule, AdaptiveSchedule)
-        if not normalize_steps or self.solver != "gd" or adaptive:
+        if not normalize_steps or self.solver not in ("gd", "auto") or adaptive:
             return 1.0
         return auto_clip_norm(
             self.epsilon,
@@ -353,15 +361,17 @@ class _BaseDPLinearModel(NotFittedAttributesMixin, BaseEstimator):
         # secure_mode ignores random_state (its noise is not seeded): no warning.
         random_state = None if self.secure_mode else self.random_state
         seed = draw_seed(random_state, owner=type(self).__name__)
-        if self.solver == "snowball":
+        solver = self.solver
+        if solver == "auto":  # one rule over public quantities (_pgd.py)
+            solver = auto_solver(self, X, n_outputs, sample_weight)
+        if solver == "snowball":
             result = self._solve_snowball(
                 X, y_index, n_outputs, initial, seed, sample_weight
             )
         else:
-            solve = {"newton": solve_newton, "frank_wolfe": solve_frank_wolfe}.get(
-                self.solver, type(self)._solve_gd
-            )
+            solve = _SOLVERS.get(solver, type(self)._solve_gd)
             result = solve(self, X, y_index, n_outputs, initial, seed, sample_weight)
+        result = replace(result, outputs={**result.outputs, "solver_": solver})
         add_secure_support(set_fitted(self, result))
         return self
 

@@ -53,7 +53,7 @@ def check_penalty(estimator):
         )
     if estimator.solver == "frank_wolfe":
         return  # its L1 ball: _frank_wolfe.check_frank_wolfe
-    no_prox = estimator.solver != "gd" or isinstance(
+    no_prox = estimator.solver not in ("gd", "auto") or isinstance(
         estimator.schedule, AdaptiveSchedule
     )
     if estimator.l1_ratio > 0 and no_prox:

@@ -1,0 +1,247 @@
+"""Private preconditioned gradient descent for the binary logistic loss.
+
+One Gaussian release of the clipped rows' Gram matrix ``G~ = (sum_i x~_i
+x~_i^T + E) / m`` (``PrivateNewtonOracle.noisy_gram``), then ``T`` noisy
+full-batch gradients ``g~_t``, each followed by the step
+``theta <- theta - M^{-1} g~_t`` with ``M = [G~]_+ / 4 + D``: Böhning's
+curvature bound of the logistic loss (its Hessian is at most ``G / 4``;
+Böhning & Lindsay 1988, Böhning 1992) made private by the noisy Gram and
+damped by ``D``, the public damping plus the L2 penalty. The released model
+is the mean of the iterates from ``BURN_IN`` on. Every step after the two
+kinds of release is post-processing, and all releases are Gaussian
+mechanisms of fixed noise multipliers, so they compose exactly in GDP (Dong,
+Roth & Su 2022, Cor. 3.3): ``mu^2 = z_G^-2 + T z_g^-2``.
+
+The preconditioner is the one of second-order private optimisation (Ganesh,
+Haghifam, Steinke & Thakurta, NeurIPS 2023, who release directions instead);
+releasing the Gram once and reusing it at every step is what makes this solver
+cost ``1 + T`` passes (``T = 20``) instead of gradient descent's hundreds.
+"""
+
+import math
+
+import numpy as np
+from scipy.linalg import cho_factor, cho_solve, eigh
+
+from .._base import FitResult, model_arrays
+from ..accounting import gdp_epsilon
+from ._progress import Deciles
+
+# The constants below were chosen on 80/20 holdouts of Adult's and Bank's
+# *training* splits (never their test splits; 6 seeds, epsilon 0.4, 1.6, 4,
+# among T {10, 20, 40}, shares {0.15, 0.3, 0.5}, kappa {0.25, 0.5, 1}), with
+# T held at 20 for speed (40 was up to 0.1 point better at 1.6 and 4, at twice
+# the time); the docs' performance page gives their test accuracy.
+
+#: Share of the training's ``mu^2`` given to the Gram release (the rest is
+#: split evenly between the gradients).
+GRAM_SHARE = 0.3
+
+#: Gradient steps ``T`` of ``max_iter="auto"``.
+PGD_STEPS = 20
+
+#: ``kappa`` of :func:`pgd_damping`.
+DAMPING_FACTOR = 0.25
+
+#: The first iterate averaged (0-based; the mean runs to the last): the steps
+#: before it are the burn-in from the start. Chosen on the same holdouts after
+#: the grid: averaging from step 5 instead of the last half took Adult's gap to
+#: gradient descent from -0.24 to -0.16 point at epsilon 1.6 (8 seeds).
+BURN_IN = 5
+
+
+def pgd_noise_multipliers(mu_train, n_steps, gram_share=GRAM_SHARE):
+    """``(z_G, z_g)``: the noise multipliers of the Gram release and of each
+    of ``n_steps`` gradients, spending ``mu_train`` (GDP) exactly.
+
+    Parameters
+    ----------
+    mu_train : float
+        GDP budget of the releases, > 0.
+    n_steps : int
+        ``T`` >= 1.
+    gram_share : float, default=GRAM_SHARE
+        Share of ``mu_train^2`` spent on the Gram, in (0, 1).
+
+    Returns
+    -------
+    z_gram, z_gradient : float
+        ``1 / (sqrt(share) mu)`` and ``sqrt(T / ((1 - share) mu^2))``, so that
+        ``z_gram^-2 + T z_gradient^-2 = mu_train^2``.
+    """
+    z_gram = 1.0 / (math.sqrt(gram_share) * mu_train)
+    z_gradient = math.sqrt(n_steps / ((1.0 - gram_share) * mu_train**2))
+    return z_gram, z_gradient
+
+
+def pgd_damping(gram_noise_std, width, factor=DAMPING_FACTOR):
+    """The damping ``lambda = kappa 2 sqrt(w) sigma / 4`` of the preconditioner.
+
+    ``sigma`` is the standard deviation of each entry of the mean Gram's noise
+    (``z_G S / m``: public) and ``2 sqrt(w) sigma`` the spectral norm of a
+    ``w x w`` symmetric Gaussian matrix of that entry scale (the semicircle
+    law's edge); the ``1 / 4`` is Böhning's factor. With ``kappa = 1/2`` the
+    damping covers half the noise's largest eigenvalue: the noisy Gram's
+    spurious small eigenvalues cannot make a step explode.
+
+    Parameters
+    ----------
+    gram_noise_std : float
+        ``sigma`` > 0.
+    width : int
+        ``w``: coefficients plus the intercept.
+    factor : float, default=DAMPING_FACTOR
+        ``kappa``.
+
+    Returns
+    -------
+    damping : float
+    """
+    return factor * 2.0 * math.sqrt(width) * gram_noise_std / 4.0
+
+
+def preconditioner(noisy_gram, damping, penalty, fit_intercept):
+    """The Cholesky factor of ``M = [G~]_+ / 4 + D`` (post-processing).
+
+    Parameters
+    ----------
+    noisy_gram : ndarray of shape (w, w)
+        Symmetric released Gram matrix (its negative eigenvalues are set to 0).
+    damping : float
+        ``lambda > 0``, on every coordinate.
+    penalty : float
+        L2 penalty ``alpha >= 0``, on the coefficients (not the intercept).
+    fit_intercept : bool
+        Whether the last coordinate is the intercept.
+
+    Returns
+    -------
+    factor : tuple
+        For :func:`scipy.linalg.cho_solve`.
+    """
+    values, vectors = eigh(noisy_gram)
+    matrix = (vectors * (np.maximum(values, 0.0) / 4.0)) @ vectors.T
+    width = matrix.shape[0]
+    diagonal = np.full(width, float(damping) + float(penalty))
+    if fit_intercept:
+        diagonal[-1] -= float(penalty)
+    matrix[np.diag_indices(width)] += diagonal
+    return cho_factor(matrix)
+
+
+def solve(
+    oracle,
+    privacy_filter,
+    *,
+    n_steps,
+    z_gram,
+    z_gradient,
+    gram_sensitivity,
+    alpha,
+    initial,
+    verbose,
+    dtype,
+    fit_intercept,
+    delta,
+    n_counted,
+    adaptive_plan=False,
+    cap_epsilon=None,
+    diagnostics=None,
+    clip_norm=1.0,
+    gradient_clip=None,
+):
+    """Release the Gram, run ``n_steps`` preconditioned noisy steps, account.
+
+    Parameters
+    ----------
+    oracle : PrivateNewtonOracle
+        The only access to the data (binary, ``n_outputs=1``); charges
+        ``privacy_filter`` before each query.
+    privacy_filter : GaussianPrivacyFilter
+        The fit's GDP filter (the noisy count, if any, already charged).
+    n_steps : int
+        ``T`` >= 1.
+    z_gram, z_gradient : float
+        Noise multipliers (:func:`pgd_noise_multipliers`).
+    gram_sensitivity : float
+        ``S`` of the Gram release (``sklearn_dpgd._engine._oracle.gram_sensitivity``),
+        public; sets the damping.
+    alpha : float
+        L2 penalty of the coefficients (>= 0), public.
+    initial : ndarray of shape (1, n_features + 1) or None
+        Public starting point; None starts from zero.
+    verbose : int
+        >= 1: one line per tenth of the steps (privatised values only).
+    dtype : numpy dtype
+        The dtype of the released coefficients.
+    fit_intercept : bool
+    delta : float
+    n_counted : int
+        Records charged before the releases (the noisy count).
+    adaptive_plan : bool, default=False
+        Whether the plan used a noisy count: the filter's cap is then reported.
+    cap_epsilon : float or None, default=None
+        The epsilon the cap was calibrated to.
+    diagnostics : tuple (before, after) or None, default=None
+        The utility checks of :func:`sklearn_dpgd.linear_model._utility.utility_checks`,
+        run on the same filter before and after the steps.
+    clip_norm : float, default=1.0
+        The row clip, passed to the row-norm check.
+    gradient_clip : float or None, default=None
+        Bound ``C`` of each row's gradient norm (None: the row bound's).
+
+    Returns
+    -------
+    result : FitResult
+        ``noise_multipliers`` holds ``z_G`` then ``z_g`` of every step;
+        ``learning_rates`` is None.
+    """
+    d = oracle.n_features
+    width = d + int(bool(fit_intercept))
+    theta = np.zeros(d + 1) if initial is None else np.array(initial, float).ravel()
+    if diagnostics is not None and diagnostics[0] is not None:
+        diagnostics[0](privacy_filter=privacy_filter, clip_norm=clip_norm)
+    first = len(privacy_filter.noise_multipliers)
+    gram = oracle.noisy_gram(z_gram)
+    damping = pgd_damping(
+        z_gram * gram_sensitivity / oracle.n_samples, width, DAMPING_FACTOR
+    )
+    factor = preconditioner(gram, damping, alpha, fit_intercept)
+    coefs = np.arange(d + 1) < d
+    tail = min(BURN_IN, n_steps - 1)  # the iterates averaged: t >= tail
+    mean = np.zeros(d + 1)
+    progress = Deciles(verbose)
+    for t in range(n_steps):
+        grad = oracle.noisy_gradient(theta, z_gradient, gradient_clip)
+        grad[coefs] += alpha * theta[coefs]
+        # Post-processing of the two releases: a preconditioned step.
+        theta[:width] -= cho_solve(factor, grad[:width])
+        if t >= tail:
+            mean += theta / (n_steps - tail)
+        if progress((t + 1) / n_steps):
+            print(
+                f"step {t + 1}/{n_steps}: ||noisy gradient||={np.linalg.norm(grad):.4g}"
+            )
+    coef, intercept = mean[None, :d], mean[d:]
+    if diagnostics is not None and diagnostics[1] is not None:
+        diagnostics[1](coef, intercept, privacy_filter=privacy_filter)
+    coef, intercept = model_arrays(coef, intercept, dtype, fit_intercept)
+    mu = privacy_filter.mu if adaptive_plan else privacy_filter.mu_spent
+    epsilon = gdp_epsilon(mu, float(delta))
+    if adaptive_plan and cap_epsilon is not None:
+        epsilon = min(epsilon, float(cap_epsilon))
+    return FitResult(
+        coef=coef,
+        intercept=intercept,
+        ledger=privacy_filter.ledger,
+        mu=mu,
+        epsilon=epsilon,
+        delta=float(delta),
+        public_n_samples=oracle.n_samples,
+        n_iter=n_steps,
+        learning_rates=None,
+        noise_multipliers=np.asarray(privacy_filter.noise_multipliers)[
+            first : first + 1 + n_steps
+        ],
+        outputs={"preconditioner_damping_": damping},
+    )
