@@ -56,12 +56,9 @@ from ._engine._secure import GENERATORS_PER_FIT
 from ._errors import NotFittedAttributesMixin
 from ._sklearn_compat import Interval, StrOptions, _BaseComposition, _safe_set_output
 from .accounting import (
-    EpsilonDeltaRecord,
-    GaussianSteps,
-    LedgerEntry,
     PrivacyLedger,
-    _compose_entries,
     _ledger_guard_state,
+    fixed_shares_epsilon,
     gdp_epsilon,
     gdp_mu,
 )
@@ -142,35 +139,6 @@ def _is_gaussian(est):
     """Whether a step declares that its fit is ``gdp_mu(epsilon, delta)``-GDP."""
     refusal = getattr(est, "_gdp_ledger_refusal", None)
     return callable(refusal) and refusal() is None
-
-
-def _fixed_shares_epsilon(budget, gaussian, delta):
-    """Epsilon at ``delta`` of the steps' guarantees, fixed before any step ran.
-
-    A step that declares full-batch Gaussian accounting (``_gdp_ledger_refusal``
-    returns None) calibrates to ``mu = gdp_mu(epsilon_i, delta_i)`` of its share
-    and is ``mu``-GDP whatever it learnt from earlier steps; any other step is
-    ``(epsilon_i, delta_i)``-DP. Each step's trade-off function is thus fixed in
-    advance, so their composition bounds the adaptively chosen sequence (Dong,
-    Roth & Su, JRSS B 2022, Thm 3.2): the GDP parts merge into one Gaussian (ibid.,
-    Cor. 3.3), and the ``(epsilon_i, delta_i)`` parts compose with it exactly
-    through their dominating pairs (Kairouz, Oh & Viswanath, ICML 2015, Thm 3.4;
-    :func:`~sklearn_dpgd.accounting._exact_compose`). Never more than the basic
-    composition ``sum(epsilon_i)`` (Dwork & Roth 2014, Thm 3.16), which it
-    returns when no step is Gaussian (no room is left in ``delta`` then).
-    """
-    basic = math.fsum(e for e, _ in budget.values())
-    mu_sq = math.fsum(
-        gdp_mu(*budget[path]) ** 2 for path, is_gdp in gaussian.items() if is_gdp
-    )
-    if mu_sq == 0.0:
-        return basic
-    entries = [LedgerEntry((GaussianSteps(1.0 / math.sqrt(mu_sq)),))] + [
-        LedgerEntry(EpsilonDeltaRecord(*budget[path]))
-        for path, is_gdp in gaussian.items()
-        if not is_gdp
-    ]
-    return min(basic, _compose_entries(entries, delta, "auto"))
 
 
 class PrivatePipeline(NotFittedAttributesMixin, MetaEstimatorMixin, _BaseComposition):
@@ -578,9 +546,9 @@ class PrivatePipeline(NotFittedAttributesMixin, MetaEstimatorMixin, _BaseComposi
             # a private encoder keeps set the classifier's dimension), so the
             # ledger's composition of what ran, as if it had been fixed, is not a
             # valid bound. What is fixed in advance is each step's guarantee: the
-            # exact composition of those (_fixed_shares_epsilon) is.
+            # exact composition of those (fixed_shares_epsilon) is.
             self.delta_ = math.fsum(d for _, d in self.budget_.values())
-            self.epsilon_ = _fixed_shares_epsilon(self.budget_, gaussian, self.delta_)
+            self.epsilon_ = fixed_shares_epsilon(self.budget_, gaussian, self.delta_)
             add_secure_support(self, GENERATORS_PER_FIT * len(readers))
         first = pipe.steps[0][1]
         for attr in ("n_features_in_", "feature_names_in_"):

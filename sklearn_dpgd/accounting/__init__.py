@@ -59,6 +59,7 @@ import warnings
 from ._amplified_filter import AmplifiedIterationFilter
 from ._compose import _compose_entries as _compose_entries
 from ._compose import _exact_compose as _exact_compose
+from ._compose import fixed_shares_epsilon as fixed_shares_epsilon
 from ._compose import ledger_epsilon
 from ._filters import (
     FixedOrderRenyiFilter,

@@ -14,18 +14,25 @@ import math
 import numpy as np
 from scipy.special import log_ndtr
 
-from ._gdp import _check_delta, _delta, gdp_epsilon, gdp_mu_from_noise_multipliers
+from ._gdp import (
+    _check_delta,
+    _delta,
+    gdp_epsilon,
+    gdp_mu,
+    gdp_mu_from_noise_multipliers,
+)
 from ._rdp import DEFAULT_ORDERS, rdp_epsilon
 from ._records import (
     EpsilonDeltaRecord,
     GaussianSteps,
+    LedgerEntry,
     SparseVectorSteps,
     _expand_ledger,
     _records_rdp,
 )
 from ._subsampled import _ledger_pld, poisson_gaussian_epsilon
 
-__all__ = ["ledger_epsilon"]
+__all__ = ["fixed_shares_epsilon", "ledger_epsilon"]
 
 # Privacy-loss grid step of the PLD compositions of the ledger (dp-accounting).
 _LEDGER_PLD_STEP = 1e-4
@@ -263,3 +270,46 @@ def _compose_entries(entries, delta, accountant):
         mu_sq = sum(r.count / r.noise_multiplier**2 for r in steps)
         return _exact_compose(records, math.sqrt(mu_sq), delta)
     return _pld_compose(entries, delta)
+
+
+def fixed_shares_epsilon(budget, gaussian, delta):
+    """Epsilon at ``delta`` of the steps' guarantees, fixed before any step ran.
+
+    A step that declares full-batch Gaussian accounting (``_gdp_ledger_refusal``
+    returns None) calibrates to ``mu = gdp_mu(epsilon_i, delta_i)`` of its share
+    and is ``mu``-GDP whatever it learnt from earlier steps; any other step is
+    ``(epsilon_i, delta_i)``-DP. Each step's trade-off function is thus fixed in
+    advance, so their composition bounds the adaptively chosen sequence (Dong,
+    Roth & Su, JRSS B 2022, Thm 3.2): the GDP parts merge into one Gaussian (ibid.,
+    Cor. 3.3), and the ``(epsilon_i, delta_i)`` parts compose with it exactly
+    through their dominating pairs (Kairouz, Oh & Viswanath, ICML 2015, Thm 3.4;
+    :func:`~sklearn_dpgd.accounting._exact_compose`). Never more than the basic
+    composition ``sum(epsilon_i)`` (Dwork & Roth 2014, Thm 3.16), which it
+    returns when no step is Gaussian (no room is left in ``delta`` then).
+
+    Parameters
+    ----------
+    budget : dict of str to (float, float)
+        Each step's share ``(epsilon_i, delta_i)``, fixed before any step ran.
+    gaussian : dict of str to bool
+        Whether each step is ``gdp_mu(epsilon_i, delta_i)``-GDP.
+    delta : float
+        The ``delta`` of the total.
+
+    Returns
+    -------
+    epsilon : float
+        The composed epsilon, at most ``sum(epsilon_i)``.
+    """
+    basic = math.fsum(e for e, _ in budget.values())
+    mu_sq = math.fsum(
+        gdp_mu(*budget[path]) ** 2 for path, is_gdp in gaussian.items() if is_gdp
+    )
+    if mu_sq == 0.0:
+        return basic
+    entries = [LedgerEntry((GaussianSteps(1.0 / math.sqrt(mu_sq)),))] + [
+        LedgerEntry(EpsilonDeltaRecord(*budget[path]))
+        for path, is_gdp in gaussian.items()
+        if not is_gdp
+    ]
+    return min(basic, _compose_entries(entries, delta, "auto"))

@@ -120,9 +120,7 @@ class _BaseDPLinearModel(NotFittedAttributesMixin, BaseEstimator):
         "classes": ["array-like", None],
         "class_weight": [dict, StrOptions({"balanced"}), None],
         "max_sample_weight": [Interval(Real, 0, None, closed="neither")],
-        "solver": [
-            StrOptions({"gd", "snowball", "newton", "frank_wolfe", "pgd", "auto"})
-        ],
+        "solver": [StrOptions({"gd", "snowball", "auto", *_SOLVERS})],
         "radius": [Interval(Real, 0, None, closed="neither")],
         "random_state": ["random_state"],
         "secure_mode": ["boolean"],
