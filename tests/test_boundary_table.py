@@ -235,7 +235,12 @@ def test_known_private_constructs_stay_silent(name, run):
 
 def test_a_user_joblib_parallel_in_processes_stays_silent(capfd):
     # loky workers print their warnings on the shared stderr: none here, while a
-    # leaky pipeline in the same workers is heard (the check runs there).
+    # leaky pipeline in the same workers is heard (the check runs there). The
+    # workers must start under capfd to write into it: shut down the reusable
+    # executor an earlier test of the session may have started.
+    from joblib.externals.loky import get_reusable_executor
+
+    get_reusable_executor().shutdown(wait=True)
     joblib.Parallel(n_jobs=2, backend="loky")(
         joblib.delayed(_dp().fit)(X, Y) for _ in range(2)
     )
