@@ -147,7 +147,7 @@ def default_candidates(
     ----------
     estimator : DPLogisticRegression or DPHuberSVM
         With ``learning_rate="auto"``, ``max_iter="auto"``, ``schedule=None``
-        and ``solver="gd"``.
+        and ``solver="gd"`` or ``"auto"`` (run as "gd" by the searches).
     epsilon : float
         The budget of the fits the grid is for, > 0.
     delta : float
