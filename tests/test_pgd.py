@@ -312,6 +312,8 @@ def _threshold_size(epsilon, delta, width, factor=1.0):
         (dict(size=4.0, l1_ratio=0.5), "dense", 2, "gd"),
         (dict(size=4.0, max_iter=50), "dense", 2, "gd"),
         (dict(size=4.0, batch_size=100), "dense", 2, "gd"),
+        (dict(size=4.0, calibration="temperature"), "dense", 2, "gd"),
+        (dict(size=4.0, calibration=None), "dense", 2, "pgd"),
         (dict(size=4.0), "sparse", 2, "gd"),
         (dict(size=4.0), "wide", 2, "gd"),
     ],
@@ -329,6 +331,7 @@ def test_auto_rule(kwargs, X_kind, n_classes, expected):
     est = DPLogisticRegression(solver="auto", epsilon=2.0, delta=DELTA, **kwargs)
     assert pgd_module.auto_solver(est, X, 1 if n_classes == 2 else 3, None) == expected
     assert pgd_module.auto_solver(est, X, 1, np.ones(4)) == "gd"
+    kwargs.pop("calibration", None)  # DPHuberSVM does not calibrate
     huber = DPHuberSVM(solver="auto", epsilon=2.0, delta=DELTA, **kwargs)
     assert pgd_module.auto_solver(huber, X, 1, None) == "gd"
 
@@ -440,6 +443,7 @@ def test_gd_keeps_todays_fits_bit_for_bit():
     "make, match",
     [
         (lambda: _model(batch_size=10), "plans its own iterations"),
+        (lambda: _model(calibration="temperature"), "does not calibrate"),
         (lambda: DPHuberSVM(solver="pgd", classes=[0, 1]), "needs the logistic"),
     ],
 )

@@ -188,7 +188,8 @@ default=%(solver_default)s
         size ``m`` (``mu`` the GDP budget, ``s`` 2 under replace-one; e.g. Adult
         at epsilon 1.6), the problem is binary logistic
         (:class:`DPLogisticRegression`) without ``l1_ratio``, ``schedule``,
-        ``batch_size`` or weights, ``max_iter="auto"``, and ``X`` is dense (or
+        ``batch_size``, weights or ``calibration="temperature"``,
+        ``max_iter="auto"``, and ``X`` is dense (or
         a dask array) of at most 512 features; "gd" otherwise (user guide,
         "Performance"). ``m`` is ``public_n_samples``, the row count under
         replace-one, or under add/remove-one the noisy count of the rows that
@@ -202,8 +203,10 @@ default=%(solver_default)s
         clipped to ``clip_norm`` ("auto": the rule of "gd"), each followed by
         the step ``(G~ / 4 + D)^{-1} g~`` (Böhning's curvature bound of the
         logistic loss, Böhning & Lindsay 1988), the mean of the iterates from
-        the sixth on released; GDP-accounted, 21 passes over ``X``. It refuses
-        what "newton" refuses and more than two classes. "newton"
+        the sixth on released; GDP-accounted, 21 passes over ``X``; no
+        temperature scaling (``calibration_`` is None). It refuses what
+        "newton" refuses, more than two classes and
+        ``calibration="temperature"``. "newton"
         (:class:`DPLogisticRegression`, binary or multinomial): ``max_iter``
         ("auto": 8) private damped Newton iterations, each a noisy gradient and a
         noisy direction ``(H / m + D)^{-1} g`` (the double-noise mechanism of

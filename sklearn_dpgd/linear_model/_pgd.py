@@ -65,6 +65,8 @@ def _pgd_refusal(estimator, X, n_outputs, sample_weight):
         return "does not support sample_weight or class_weight"
     if float(estimator.l1_ratio) > 0.0:
         return "has no L1 penalty; l1_ratio must be 0"
+    if getattr(estimator, "calibration", None) == "temperature":
+        return "does not calibrate; calibration must be 'auto' or None"
     if X.shape[1] > MAX_PGD_FEATURES:
         return (
             f"accepts at most {MAX_PGD_FEATURES} features (its Gram is p x p), "
@@ -157,8 +159,8 @@ def pgd_possible(estimator, X, n_outputs, sample_weight):
     False when a public setting rules "pgd" out whatever the size:
     ``max_iter`` set by hand (a horizon set by hand is a gradient-descent plan),
     sparse input, or a fit "pgd" does not support (not binary logistic, an L1
-    penalty, a schedule, ``batch_size``, weights, more than
-    :data:`MAX_PGD_FEATURES` features).
+    penalty, ``calibration="temperature"``, a schedule, ``batch_size``,
+    weights, more than :data:`MAX_PGD_FEATURES` features).
 
     Parameters
     ----------
@@ -266,8 +268,9 @@ def check_pgd(estimator, X, n_outputs, sample_weight):
     ------
     ValueError
         For a loss other than the logistic, more than two classes, a
-        schedule, ``batch_size``, weights, ``l1_ratio > 0`` or more than
-        :data:`MAX_PGD_FEATURES` features.
+        schedule, ``batch_size``, weights, ``l1_ratio > 0``,
+        ``calibration="temperature"`` (temperature scaling is gradient
+        descent's) or more than :data:`MAX_PGD_FEATURES` features.
     """
     reason = _pgd_refusal(estimator, X, n_outputs, sample_weight)
     if reason is not None:
