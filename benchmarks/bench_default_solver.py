@@ -1,7 +1,7 @@
 """``solver="auto"`` / ``"pgd"`` against ``solver="gd"`` and scikit-learn (issue 42).
 
     python benchmarks/bench_default_solver.py [--seeds 8] [--data-home DIR]
-        [--threaded-seeds 3]
+        [--threaded-seeds 3] [--default-only]
 
 For each data set, epsilon in {0.1, 0.4, 1.6, 4} and seed, three fits alternate
 in this one process: ``DPLogisticRegression(solver="gd")`` (every other parameter
@@ -28,6 +28,14 @@ rows, delta = 1e-8), on which the constants of "pgd" were chosen (on holdouts of
 the training splits). Third table, tables no constant was set on: scikit-learn's
 breast cancer and digits (binary: digit >= 5), 80/20 stratified (random_state=0),
 min-max + unit-norm rows, delta = 1e-5, at epsilon 1 and 4.
+
+The first two tables, "The default, no public size" (``--default-only`` prints
+only these): what a user gets who declares nothing. ``DPLogisticRegression()``
+with only ``epsilon``, ``delta``, ``classes`` and the seed set (``solver="auto"``,
+add/remove-one, no ``public_n_samples``: the size is the fit's noisy count, which
+the rule reads), beside ``solver="gd"`` with the same parameters and seed (the
+default before ``solver="auto"`` became it) and scikit-learn; ``ran`` counts the
+seeds on which the default ran "pgd". One thread, then default threads.
 """
 
 import os
@@ -168,6 +176,54 @@ def _table(datasets, epsilons, seeds, title):
             )
 
 
+def _default_cell(data, epsilon, seeds):
+    """The default (no public size) against "gd" and scikit-learn over the seeds."""
+    X_train, X_test, y_train, y_test, delta = data
+    acc = {"default": [], "gd": [], "sk": []}
+    ratio = {"default": [], "gd": []}
+    ran = []
+    for seed in range(seeds):
+        makes = {
+            "sk": lambda: LogisticRegression(max_iter=1000),
+            "gd": lambda s=seed: DPLogisticRegression(
+                epsilon=epsilon, delta=delta, classes=[0, 1], solver="gd",
+                random_state=s,
+            ),
+            "default": lambda s=seed: DPLogisticRegression(
+                epsilon=epsilon, delta=delta, classes=[0, 1], random_state=s
+            ),
+        }  # fmt: skip
+        order = ("sk", "gd", "default") if seed % 2 == 0 else ("default", "gd", "sk")
+        times = {}
+        for side in order:
+            model, times[side] = _timed(makes[side], X_train, y_train)
+            acc[side].append(100.0 * model.score(X_test, y_test))
+            if side == "default":
+                ran.append(model.solver_)
+        for side in ratio:
+            ratio[side].append(times[side] / times["sk"])
+    return acc, ratio, ran
+
+
+def _default_table(datasets, epsilons, seeds, title):
+    print(f"\n{title} ({seeds} seeds; {_load()})")
+    print(
+        f"{'data':6s} {'eps':>4s} {'default':>13s} {'gd':>13s} {'default-gd':>10s} "
+        f"{'ran pgd':>7s} {'sklearn':>13s} {'t default/sk':>12s} {'t gd/sk':>8s}"
+    )
+    for name, data in datasets.items():
+        for epsilon in epsilons:
+            acc, ratio, ran = _default_cell(data, epsilon, seeds)
+            gap = np.mean(acc["default"]) - np.mean(acc["gd"])
+            print(
+                f"{name:6s} {epsilon:4.1f} {_fmt(acc['default'])} {_fmt(acc['gd'])} "
+                f"{gap:+10.2f} {ran.count('pgd'):>4d}/{len(ran):<2d} "
+                f"{_fmt(acc['sk'])} {np.median(ratio['default']):11.2f}x "
+                f"{np.median(ratio['gd']):7.2f}x",
+                flush=True,
+            )
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=8)
@@ -175,10 +231,17 @@ def main():
     parser.add_argument(
         "--data-home", default=os.environ.get("SKLEARN_DPGD_DATA", "~/sklearn_dpgd")
     )
+    parser.add_argument("--default-only", action="store_true")
     args = parser.parse_args()
     warnings.simplefilter("ignore")
     data_home = os.path.expanduser(args.data_home)
     papers = {name: _benchmark_data(name, data_home) for name in ("adult", "bank")}
+    title = "The default, no public size"
+    with threadpool_limits(1):
+        _default_table(papers, EPSILONS, args.seeds, f"{title}, one thread each")
+    _default_table(papers, EPSILONS, args.threaded_seeds, f"{title}, default threads")
+    if args.default_only:
+        return
     with threadpool_limits(1):
         _table(papers, EPSILONS, args.seeds, "One thread each")
     print(f"\nNUMBA_NUM_THREADS={os.environ['NUMBA_NUM_THREADS']} (set before import)")

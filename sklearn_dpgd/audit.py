@@ -407,13 +407,15 @@ def _accepts_start(classifier):
     """Whether the classifier's fit takes a public start with a free coordinate.
 
     :class:`~sklearn_dpgd.DPLogisticRegression` and
-    :class:`~sklearn_dpgd.DPHuberSVM` with ``solver="gd"`` and no L2 penalty
-    (a penalty would pull the start back towards zero).
+    :class:`~sklearn_dpgd.DPHuberSVM` with ``solver="gd"`` or ``"auto"`` (the
+    default, which runs "gd" or "pgd": both take a start) and no L2 penalty (a
+    penalty would pull the start back towards zero).
     """
     if "coef_init" not in inspect.signature(classifier.fit).parameters:
         return False
     params = classifier.get_params(deep=False)
-    return params.get("solver", "gd") == "gd" and params.get("alpha", 0.0) == 0.0
+    solver = params.get("solver", "gd")
+    return solver in ("gd", "auto") and params.get("alpha", 0.0) == 0.0
 
 
 def _without_auto_penalty(estimator):

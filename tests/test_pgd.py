@@ -39,6 +39,7 @@ from sklearn_dpgd.accounting import GaussianSteps, PrivacyLedger, gdp_epsilon, g
 from sklearn_dpgd.audit import audit
 from sklearn_dpgd.exceptions import UtilityWarning
 from sklearn_dpgd.model_selection import PrivateGridSearchCV
+from sklearn_dpgd.pipeline import make_private_pipeline
 from sklearn_dpgd.schedules._defaults import auto_clip_norm
 
 DELTA = 1e-6
@@ -311,6 +312,8 @@ def _threshold_size(epsilon, delta, width, factor=1.0):
         (dict(size=4.0, l1_ratio=0.5), "dense", 2, "gd"),
         (dict(size=4.0, max_iter=50), "dense", 2, "gd"),
         (dict(size=4.0, batch_size=100), "dense", 2, "gd"),
+        (dict(size=4.0, calibration="temperature"), "dense", 2, "gd"),
+        (dict(size=4.0, calibration=None), "dense", 2, "pgd"),
         (dict(size=4.0), "sparse", 2, "gd"),
         (dict(size=4.0), "wide", 2, "gd"),
     ],
@@ -328,6 +331,7 @@ def test_auto_rule(kwargs, X_kind, n_classes, expected):
     est = DPLogisticRegression(solver="auto", epsilon=2.0, delta=DELTA, **kwargs)
     assert pgd_module.auto_solver(est, X, 1 if n_classes == 2 else 3, None) == expected
     assert pgd_module.auto_solver(est, X, 1, np.ones(4)) == "gd"
+    kwargs.pop("calibration", None)  # DPHuberSVM does not calibrate
     huber = DPHuberSVM(solver="auto", epsilon=2.0, delta=DELTA, **kwargs)
     assert pgd_module.auto_solver(huber, X, 1, None) == "gd"
 
@@ -351,6 +355,49 @@ def test_auto_fit_records_its_choice(data, monkeypatch):
     assert low.solver_ == "gd"
     np.testing.assert_array_equal(low.coef_, gd.coef_)
     assert low.clip_norm_ == gd.clip_norm_
+
+
+@pytest.mark.parametrize("epsilon, expected", [(4.0, "pgd"), (0.5, "gd")])
+def test_auto_reads_the_noisy_count_and_counts_once(
+    data, monkeypatch, epsilon, expected
+):
+    # Under add/remove without public_n_samples the rule reads the noisy count
+    # that the fit releases first; the solver it picks runs on that count: the
+    # fit is bit for bit the explicit solver's (a second count would draw again
+    # from the generator and change every coefficient), and the ledger records
+    # one charge of the whole budget, as the explicit solver does.
+    X, y = data
+    monkeypatch.setattr(pgd_module, "AUTO_PGD_MIN_UNIT", 100.0)
+    seen = []
+    rule = pgd_module.auto_solver
+    monkeypatch.setattr(
+        pgd_module, "auto_solver",
+        lambda *args, **kwargs: seen.append(kwargs["n_samples"]) or rule(*args, **kwargs),
+    )  # fmt: skip
+    fits, entries = {}, {}
+    for solver in ("auto", expected):
+        with PrivacyLedger() as ledger:
+            fits[solver] = _fit(_model(solver=solver, epsilon=epsilon), X, y)
+        entries[solver] = ledger.entries
+    auto, explicit = fits["auto"], fits[expected]
+    assert auto.solver_ == explicit.solver_ == expected
+    assert seen == [auto.public_n_samples_] and seen[0] != X.shape[0]
+    np.testing.assert_array_equal(auto.coef_, explicit.coef_)
+    np.testing.assert_array_equal(auto.intercept_, explicit.intercept_)
+    assert auto.public_n_samples_ == explicit.public_n_samples_
+    assert entries["auto"] == entries[expected]
+    assert auto.epsilon_ == pytest.approx(epsilon, rel=1e-6)
+
+
+def test_auto_without_a_size_at_adults_scale_picks_pgd():
+    # The rule at the default add/remove without public_n_samples: Adult's size
+    # and width at epsilon 1.6 run "pgd", at 0.4 "gd" (the performance page).
+    X = np.zeros((4, 108))
+    est = DPLogisticRegression(epsilon=1.6)
+    assert est.solver == "auto"
+    assert pgd_module.auto_solver(est, X, 1, None, n_samples=32_561) == "pgd"
+    est.set_params(epsilon=0.4)
+    assert pgd_module.auto_solver(est, X, 1, None, n_samples=32_561) == "gd"
 
 
 def test_gd_keeps_todays_fits_bit_for_bit():
@@ -396,6 +443,7 @@ def test_gd_keeps_todays_fits_bit_for_bit():
     "make, match",
     [
         (lambda: _model(batch_size=10), "plans its own iterations"),
+        (lambda: _model(calibration="temperature"), "does not calibrate"),
         (lambda: DPHuberSVM(solver="pgd", classes=[0, 1]), "needs the logistic"),
     ],
 )
@@ -505,20 +553,43 @@ def test_audit_does_not_refute_the_claim():
     assert result.epsilon_lower <= result.epsilon_claimed
 
 
-@pytest.mark.parametrize("solver", ["pgd", "auto"])
-def test_private_search_refuses_pgd_and_auto_before_any_fit(data, monkeypatch, solver):
-    # The searches split their budget by the closed form of gd's steps: "pgd",
-    # and "auto" (which may run it), are named and refused before any read.
+def test_private_search_refuses_pgd_before_any_fit(data, monkeypatch):
+    # The searches split their budget by the closed form of gd's steps: "pgd" is
+    # named and refused before any read.
     X, y = data
     monkeypatch.setattr(pgd_module, "PrivateNewtonOracle", None)  # never built
     search = PrivateGridSearchCV(
         DPLogisticRegression(classes=[0, 1], max_iter=5),
-        param_grid={"solver": ["gd", solver]},
+        param_grid={"solver": ["gd", "pgd"]},
         epsilon=1.0,
         delta=DELTA,
     )
-    with pytest.raises(ValueError, match=f"solver='{solver}' is accounted by its own"):
+    with pytest.raises(ValueError, match="solver='pgd' is accounted by its own"):
         _fit(search, X, y)
+
+
+@pytest.mark.parametrize("pipeline", [False, True])
+def test_private_search_runs_auto_as_gd(data, monkeypatch, pipeline):
+    # "auto" (the default) is run as "gd" by every candidate and the refit, even
+    # where the rule would pick "pgd" (its threshold lowered to 0 here), and the
+    # default grid accepts it.
+    X, y = data
+    monkeypatch.setattr(pgd_module, "AUTO_PGD_MIN_UNIT", 0.0)
+    monkeypatch.setattr(pgd_module, "PrivateNewtonOracle", None)  # never built
+    clf = DPLogisticRegression(classes=[0, 1], solver="auto")
+    assert pgd_module.auto_solver(clf, X, 1, None, n_samples=X.shape[0]) == "pgd"
+    estimator = make_private_pipeline(Normalizer(), clf) if pipeline else clf
+    search = PrivateGridSearchCV(estimator, epsilon=2.0, delta=DELTA, random_state=0)
+    _fit(search, X, y)
+    best = search.best_estimator_
+    final = best.steps[-1][1] if pipeline else best
+    assert final.solver_ == "gd"
+    assert (
+        search.estimator.get_params()[
+            "dplogisticregression__solver" if pipeline else "solver"
+        ]
+        == "auto"
+    )  # the user's estimator is unchanged
 
 
 def test_no_intercept_warm_start_and_verbose(data, capsys):

@@ -21,7 +21,7 @@ from .._boundary import add_secure_support, charge_ledgers, check_fit_boundary
 from .._engine import _losses
 from .._engine._dask import check_fit_data, is_dask_collection
 from .._engine._oracle import PrivateGradientOracle
-from .._engine._randomness import draw_seed, make_generator
+from .._engine._randomness import draw_seed
 from .._errors import NotFittedAttributesMixin
 from .._public_size import (
     SENSITIVITY_FACTOR,
@@ -62,7 +62,7 @@ from ._calibration import (
 from ._frank_wolfe import solve_frank_wolfe
 from ._newton import solve_newton
 from ._penalty import check_penalty, penalty_strength
-from ._pgd import auto_solver, solve_pgd
+from ._pgd import open_fit, resolve_auto, solve_pgd
 from ._utility import utility_checks, warn_weak_delta
 from ._weights import (
     check_sample_weight,
@@ -146,8 +146,8 @@ class _BaseDPLinearModel(NotFittedAttributesMixin, BaseEstimator):
         budget by the closed form of full-batch Gaussian steps and ask every
         candidate this before reading any data.
         """
-        if self.solver != "gd":
-            how = {
+        if self.solver not in ("gd", "auto"):  # "auto" runs "gd" or "pgd", both
+            how = {  # charged GaussianSteps(1 / mu) before reading (_pgd.open_fit)
                 "snowball": "Renyi DP (amplification by iteration)",
                 "frank_wolfe": "exponential-mechanism selections",
                 "newton": "Newton steps",
@@ -359,32 +359,33 @@ class _BaseDPLinearModel(NotFittedAttributesMixin, BaseEstimator):
         # secure_mode ignores random_state (its noise is not seeded): no warning.
         random_state = None if self.secure_mode else self.random_state
         seed = draw_seed(random_state, owner=type(self).__name__)
-        solver = self.solver
-        if solver == "auto":  # one rule over public quantities (_pgd.py)
-            solver = auto_solver(self, X, n_outputs, sample_weight)
+        solver, opened = self.solver, {}
+        if solver == "auto":  # one rule over public and released values (_pgd.py)
+            solver, opened = resolve_auto(self, X, n_outputs, sample_weight, seed)
         if solver == "snowball":
             result = self._solve_snowball(
                 X, y_index, n_outputs, initial, seed, sample_weight
             )
         else:
             solve = _SOLVERS.get(solver, type(self)._solve_gd)
-            result = solve(self, X, y_index, n_outputs, initial, seed, sample_weight)
+            result = solve(
+                self, X, y_index, n_outputs, initial, seed, sample_weight, **opened
+            )
         result = replace(result, outputs={**result.outputs, "solver_": solver})
         add_secure_support(set_fitted(self, result))
         return self
 
-    def _solve_gd(self, X, y_index, n_outputs, initial, seed, sample_weight=None):
-        """Budget, public size, plan and run of ``solver="gd"``: its FitResult."""
+    def _solve_gd(self, X, y_index, n_outputs, initial, seed, sample_weight=None, *,
+                  opened=None):  # fmt: skip
+        """Budget, size, plan and run of "gd" (opened by "auto", or not): FitResult."""
         schedule = self._resolve_schedule()
         adaptive = isinstance(schedule, AdaptiveSchedule)
         self._check_sampling(schedule, adaptive)
-        mu, z_count, mu_train, planned = self._budget(adaptive)
-        # The whole cost is known now, before any data is read (the count of the
-        # rows included): an open PrivacyLedger records it here, or refuses the
-        # fit if over its cap.
-        ledger_charge = charge_ledgers(self, planned, neighboring=self.neighboring)
-        rng = make_generator(seed, self.secure_mode)
-        m = self._public_size(X.shape[0], z_count, rng)
+        # The whole cost, the count included, is charged before any row is read.
+        opened = opened or open_fit(self, X, seed, adaptive)
+        mu, z_count, mu_train = opened.mu, opened.z_count, opened.mu_train
+        planned, ledger_charge = opened.planned, opened.ledger_charge
+        rng, m = opened.rng, opened.n_samples
         class_weights, z_class, penalty = self._class_weights(y_index, mu, rng)
         if z_class is not None:  # its share of mu**2 comes off the training's
             mu_train = math.sqrt(mu_train**2 - z_class**-2)

@@ -170,7 +170,8 @@ _PARAMS_OPTIMISER = """\
         largest class weight); at the default 1.0 weights only lower a row's
         influence and the guarantee is that of the unweighted fit. Unused when
         ``fit`` gets no ``sample_weight``.
-    solver : {"gd", "snowball", "newton", "frank_wolfe", "pgd", "auto"}, default="gd"
+    solver : {"gd", "snowball", "newton", "frank_wolfe", "pgd", "auto"}, \
+default=%(solver_default)s
         "gd": the private gradient descent described above. "frank_wolfe"
         (``l1_ratio=1`` only): private Frank-Wolfe on the L1 ball of radius
         ``200 sqrt(C)`` (``C=None``: 1) over the coefficients and intercepts
@@ -180,24 +181,32 @@ _PARAMS_OPTIMISER = """\
         coefficients; accounted as ``2 max_iter`` bounded-range selections in
         RDP, and no step reads the number of rows (user guide, "Coming from
         scikit-learn"). It refuses ``alpha`` (set ``C``), weights, ``schedule``,
-        ``batch_size`` and dask input; no "auto" rule picks it. "auto": one
-        rule over public quantities (``sklearn_dpgd.linear_model._pgd.auto_solver``)
-        runs "pgd" when the public size ``m`` is known before the rows are read
-        (``public_n_samples``, or ``neighboring="replace"``), ``mu m / (s
-        sqrt(n_features + 1)) >= 700`` (``mu`` the GDP budget, ``s`` 2 under
-        replace-one; e.g. Adult at epsilon 1.6), the problem is binary logistic
+        ``batch_size`` and dask input; no "auto" rule picks it. "auto" (the
+        default of :class:`DPLogisticRegression`): one rule over public and
+        released quantities (``sklearn_dpgd.linear_model._pgd.auto_solver``)
+        runs "pgd" when ``mu m / (s sqrt(n_features + 1)) >= 700`` at the public
+        size ``m`` (``mu`` the GDP budget, ``s`` 2 under replace-one; e.g. Adult
+        at epsilon 1.6), the problem is binary logistic
         (:class:`DPLogisticRegression`) without ``l1_ratio``, ``schedule``,
-        ``batch_size`` or weights, ``max_iter="auto"``, and ``X`` is dense (or
+        ``batch_size``, weights or ``calibration="temperature"``,
+        ``max_iter="auto"``, and ``X`` is dense (or
         a dask array) of at most 512 features; "gd" otherwise (user guide,
-        "Performance"). The solver run is ``solver_``. "pgd"
+        "Performance"). ``m`` is ``public_n_samples``, the row count under
+        replace-one, or under add/remove-one the noisy count of the rows that
+        "gd" and "pgd" both release first, at the same share of the budget: the
+        fit counts once, the rule reads the released count, and the solver it
+        picks uses it. The private searches run "auto" as "gd" (their grids and
+        budget split are those of "gd"). The solver run is ``solver_``. "pgd"
         (:class:`DPLogisticRegression`, binary): private preconditioned
         gradient descent over rows scaled to feature norm at most 1: one noisy
         Gram matrix, then ``max_iter`` ("auto": 20) noisy gradients, each row's
         clipped to ``clip_norm`` ("auto": the rule of "gd"), each followed by
         the step ``(G~ / 4 + D)^{-1} g~`` (Böhning's curvature bound of the
         logistic loss, Böhning & Lindsay 1988), the mean of the iterates from
-        the sixth on released; GDP-accounted, 21 passes over ``X``. It refuses
-        what "newton" refuses and more than two classes. "newton"
+        the sixth on released; GDP-accounted, 21 passes over ``X``; no
+        temperature scaling (``calibration_`` is None). It refuses what
+        "newton" refuses, more than two classes and
+        ``calibration="temperature"``. "newton"
         (:class:`DPLogisticRegression`, binary or multinomial): ``max_iter``
         ("auto": 8) private damped Newton iterations, each a noisy gradient and a
         noisy direction ``(H / m + D)^{-1} g`` (the double-noise mechanism of
@@ -442,7 +451,7 @@ _ALPHA_ZERO = """\
 """.replace("%(c_l1_ratio)s\n", _C_L1_RATIO)
 
 
-def _assemble(doc, alpha_doc):
+def _assemble(doc, alpha_doc, solver_default='"gd"'):
     return (
         doc.replace("%(guarantee)s", _GUARANTEE)
         .replace("%(params_privacy)s", _PARAMS_PRIVACY)
@@ -450,4 +459,5 @@ def _assemble(doc, alpha_doc):
         .replace("%(alpha)s", alpha_doc)
         .replace("%(attributes)s", _ATTRIBUTES)
         .replace("%(caveat)s", _CAVEAT)
+        .replace("%(solver_default)s", solver_default)
     )

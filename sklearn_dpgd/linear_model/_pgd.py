@@ -1,13 +1,16 @@
 """``solver="pgd"`` and ``solver="auto"`` of ``DPLogisticRegression``.
 
 :func:`auto_solver` is the one rule that resolves ``solver="auto"``, over public
-quantities only; :func:`solve_pgd` sets the public plan of private
-preconditioned gradient descent (budget split, public size, damping, utility
-checks, refusals) and calls :mod:`sklearn_dpgd._solvers.pgd`. A module of its
-own so that ``_base.py`` stays within the size limit.
+quantities and released values only; :func:`open_fit` is what a "gd" or "pgd"
+fit does before its solver runs (ledger charge, generator, public size: the noisy
+count under add/remove-one), so that the rule can read the released size;
+:func:`solve_pgd` sets the public plan of private preconditioned gradient
+descent (budget split, damping, utility checks, refusals) and calls
+:mod:`sklearn_dpgd._solvers.pgd`. A module of its own so that ``_base.py`` stays
+within the size limit.
 """
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 import scipy.sparse as sp
@@ -24,7 +27,16 @@ from ._newton import MAX_NEWTON_FEATURES
 from ._penalty import penalty_strength
 from ._utility import utility_checks
 
-__all__ = ["AUTO_PGD_MIN_UNIT", "auto_solver", "check_pgd", "solve_pgd"]
+__all__ = [
+    "AUTO_PGD_MIN_UNIT",
+    "OpenFit",
+    "auto_solver",
+    "check_pgd",
+    "open_fit",
+    "pgd_possible",
+    "resolve_auto",
+    "solve_pgd",
+]
 
 #: Smallest horizon unit ``t = mu m / (s sqrt(p))`` (``mu`` the GDP budget, ``m``
 #: the public size, ``s`` 2 under replace-one and 1 under add/remove, ``p`` the
@@ -53,6 +65,8 @@ def _pgd_refusal(estimator, X, n_outputs, sample_weight):
         return "does not support sample_weight or class_weight"
     if float(estimator.l1_ratio) > 0.0:
         return "has no L1 penalty; l1_ratio must be 0"
+    if getattr(estimator, "calibration", None) == "temperature":
+        return "does not calibrate; calibration must be 'auto' or None"
     if X.shape[1] > MAX_PGD_FEATURES:
         return (
             f"accepts at most {MAX_PGD_FEATURES} features (its Gram is p x p), "
@@ -70,20 +84,83 @@ def _size_known_before_reading(estimator, X):
     return None
 
 
-def auto_solver(estimator, X, n_outputs, sample_weight):
-    """The solver ``solver="auto"`` runs: "pgd" or "gd".
+@dataclass(frozen=True)
+class OpenFit:
+    """What a "gd" or "pgd" fit has done before its solver reads a row.
 
-    "pgd" when the public size ``m`` is known before the rows are read
-    (``public_n_samples``, or ``neighboring="replace"``), the horizon unit
-    ``mu m / (s sqrt(n_features + fit_intercept))`` is at least
-    :data:`AUTO_PGD_MIN_UNIT`, ``max_iter="auto"`` (a horizon set by hand is a
-    gradient-descent plan), the input is dense or a dask array, and "pgd"
-    supports the fit (binary logistic, no L1, no schedule, batch or weights, at
-    most :data:`MAX_PGD_FEATURES` features); "gd" otherwise. Every input of the
-    rule is public: the budget, the declared size, the width, the number of
-    classes (``classes``), the options; never the rows. Under add/remove-one
-    without ``public_n_samples`` the size is a noisy count made inside the
-    solver, so the rule cannot see it and keeps "gd".
+    Attributes
+    ----------
+    mu : float
+        The fit's whole GDP budget, ``gdp_mu(epsilon, delta)``.
+    z_count : float or None
+        Noise multiplier of the count of the rows (add/remove-one without
+        ``public_n_samples``), or None when the size is public.
+    mu_train : float
+        What the count left of ``mu`` (``mu_train^2 = mu^2 - z_count^-2``).
+    planned : tuple or EpsilonDeltaRecord
+        What the open ledgers were charged with.
+    ledger_charge : object
+        The charge, settled when the solver returns.
+    rng : numpy.random.Generator
+        The fit's generator; the count drew from it first.
+    n_samples : int
+        The public size ``m``: ``public_n_samples``, the row count under
+        replace-one, or the noisy count (a released value).
+    """
+
+    mu: float
+    z_count: object
+    mu_train: float
+    planned: object
+    ledger_charge: object
+    rng: object
+    n_samples: int
+
+
+def open_fit(estimator, X, seed, adaptive=False):
+    """Charge the open ledgers, then release the public size: an :class:`OpenFit`.
+
+    The whole planned cost of the fit (the count included) is charged before any
+    row is read; then the count of the rows, when the size is private, is drawn
+    first from the fit's generator. ``solver="gd"`` and ``solver="pgd"`` do
+    exactly this (the same share of the budget, the same mechanism, the same
+    draws), so ``solver="auto"`` can open the fit, read the released size ``m``
+    and hand the opened fit to the solver it picks: there is one count.
+
+    Parameters
+    ----------
+    estimator : DPLogisticRegression or another linear model
+    X : ndarray, sparse matrix or dask array of shape (n_samples, n_features)
+    seed : int or None
+    adaptive : bool, default=False
+        Whether the schedule is adaptive (its ledger record differs).
+
+    Returns
+    -------
+    opened : OpenFit
+
+    Raises
+    ------
+    BudgetExhaustedError
+        If an open ledger's cap refuses the charge (before any row is read).
+    """
+    mu, z_count, mu_train, planned = estimator._budget(adaptive)
+    ledger_charge = charge_ledgers(
+        estimator, planned, neighboring=estimator.neighboring
+    )
+    rng = make_generator(seed, estimator.secure_mode)
+    m = estimator._public_size(X.shape[0], z_count, rng)
+    return OpenFit(mu, z_count, mu_train, planned, ledger_charge, rng, m)
+
+
+def pgd_possible(estimator, X, n_outputs, sample_weight):
+    """Whether ``solver="auto"`` may run "pgd", before the size is known.
+
+    False when a public setting rules "pgd" out whatever the size:
+    ``max_iter`` set by hand (a horizon set by hand is a gradient-descent plan),
+    sparse input, or a fit "pgd" does not support (not binary logistic, an L1
+    penalty, ``calibration="temperature"``, a schedule, ``batch_size``,
+    weights, more than :data:`MAX_PGD_FEATURES` features).
 
     Parameters
     ----------
@@ -95,21 +172,80 @@ def auto_solver(estimator, X, n_outputs, sample_weight):
 
     Returns
     -------
-    solver : {"pgd", "gd"}
+    possible : bool
     """
-    m = _size_known_before_reading(estimator, X)
-    if (
-        m is None
-        or estimator.max_iter != "auto"
+    return not (
+        estimator.max_iter != "auto"
         or sp.issparse(X)
         or _pgd_refusal(estimator, X, n_outputs, sample_weight) is not None
-    ):
+    )
+
+
+def auto_solver(estimator, X, n_outputs, sample_weight, n_samples=None):
+    """The solver ``solver="auto"`` runs: "pgd" or "gd".
+
+    "pgd" when :func:`pgd_possible` and the horizon unit
+    ``mu m / (s sqrt(n_features + fit_intercept))`` at the public size ``m`` is
+    at least :data:`AUTO_PGD_MIN_UNIT`; "gd" otherwise. Every input of the rule
+    is public or already released: the budget, the width, the number of classes
+    (``classes``), the options, and ``m``, which is ``public_n_samples``, the
+    row count under replace-one, or under add/remove-one the noisy count that a
+    fit releases (:func:`open_fit`) before the rule runs (post-processing of a
+    released value); never the rows.
+
+    Parameters
+    ----------
+    estimator : DPLogisticRegression or another linear model
+    X : ndarray, sparse matrix or dask array of shape (n_samples, n_features)
+    n_outputs : int
+        1 for a binary problem, the number of classes otherwise.
+    sample_weight : ndarray or None
+    n_samples : int or None, default=None
+        The released public size ``m`` (``OpenFit.n_samples``). None: the size
+        known before any row is read (``public_n_samples``, or the row count
+        under replace-one); without one the rule returns "gd".
+
+    Returns
+    -------
+    solver : {"pgd", "gd"}
+    """
+    m = _size_known_before_reading(estimator, X) if n_samples is None else n_samples
+    if m is None or not pgd_possible(estimator, X, n_outputs, sample_weight):
         return "gd"
     unit = _horizon_unit(
         float(estimator.epsilon), float(estimator.delta), m, X.shape[1], 1,
         estimator.neighboring, bool(estimator.fit_intercept),
     )  # fmt: skip
     return "pgd" if unit >= AUTO_PGD_MIN_UNIT else "gd"
+
+
+def resolve_auto(estimator, X, n_outputs, sample_weight, seed):
+    """``solver="auto"`` in a fit: ``(solver, keyword arguments of its solve)``.
+
+    When :func:`pgd_possible`, the fit is opened (:func:`open_fit`: ledgers
+    charged, size released) and :func:`auto_solver` reads the released size;
+    the opened fit is passed on (``{"opened": opened}``), so the solver that runs
+    makes no second count. Otherwise "gd", which opens its own fit.
+
+    Parameters
+    ----------
+    estimator : DPLogisticRegression or another linear model
+    X : ndarray, sparse matrix or dask array of shape (n_samples, n_features)
+    n_outputs : int
+    sample_weight : ndarray or None
+    seed : int or None
+
+    Returns
+    -------
+    solver : {"pgd", "gd"}
+    kwargs : dict
+    """
+    if not pgd_possible(estimator, X, n_outputs, sample_weight):
+        return "gd", {}
+    opened = open_fit(estimator, X, seed)
+    m = opened.n_samples
+    solver = auto_solver(estimator, X, n_outputs, sample_weight, n_samples=m)
+    return solver, {"opened": opened}
 
 
 def check_pgd(estimator, X, n_outputs, sample_weight):
@@ -132,8 +268,9 @@ def check_pgd(estimator, X, n_outputs, sample_weight):
     ------
     ValueError
         For a loss other than the logistic, more than two classes, a
-        schedule, ``batch_size``, weights, ``l1_ratio > 0`` or more than
-        :data:`MAX_PGD_FEATURES` features.
+        schedule, ``batch_size``, weights, ``l1_ratio > 0``,
+        ``calibration="temperature"`` (temperature scaling is gradient
+        descent's) or more than :data:`MAX_PGD_FEATURES` features.
     """
     reason = _pgd_refusal(estimator, X, n_outputs, sample_weight)
     if reason is not None:
@@ -145,7 +282,9 @@ def check_pgd(estimator, X, n_outputs, sample_weight):
     return np.ascontiguousarray(X)
 
 
-def solve_pgd(estimator, X, y_index, n_outputs, initial, seed, sample_weight=None):
+def solve_pgd(
+    estimator, X, y_index, n_outputs, initial, seed, sample_weight=None, opened=None
+):
     """Budget, public size, checks and run of ``solver="pgd"``: its FitResult.
 
     The whole budget ``mu`` (GDP) is charged to the open ledgers before any
@@ -162,18 +301,20 @@ def solve_pgd(estimator, X, y_index, n_outputs, initial, seed, sample_weight=Non
     initial : ndarray of shape (1, n_features + 1) or None
     seed : int or None
     sample_weight : ndarray or None, default=None
+    opened : OpenFit or None, default=None
+        The fit as ``solver="auto"`` opened it (ledger charged, size released);
+        None opens it here.
 
     Returns
     -------
     result : FitResult
     """
     X = check_pgd(estimator, X, n_outputs, sample_weight)
-    mu, z_count, mu_train, planned = estimator._budget(False)
-    ledger_charge = charge_ledgers(
-        estimator, planned, neighboring=estimator.neighboring
-    )
-    rng = make_generator(seed, estimator.secure_mode)
-    m = estimator._public_size(X.shape[0], z_count, rng)
+    if opened is None:
+        opened = open_fit(estimator, X, seed)
+    mu, z_count, mu_train = opened.mu, opened.z_count, opened.mu_train
+    planned, ledger_charge = opened.planned, opened.ledger_charge
+    rng, m = opened.rng, opened.n_samples
     diagnostics, mu_train = utility_checks(
         estimator, X, n_outputs=1, mu=mu, mu_train=mu_train, adaptive=False,
         rng=rng, n_samples=m,

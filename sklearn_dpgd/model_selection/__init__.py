@@ -60,12 +60,16 @@ every candidate fit must charge the active
 with a method ``_gdp_ledger_refusal(self)`` that returns None when a fit with its
 current parameters does so, and otherwise a short reason. The linear models of
 :mod:`sklearn_dpgd.linear_model` are recognised without it: they refuse
-``solver="snowball"`` (Rényi accounting of iteration), adaptive schedules (a
+``solver="snowball"``, ``"pgd"``, ``"newton"`` and ``"frank_wolfe"`` (accounted by
+their own releases), adaptive schedules (a
 Rényi privacy filter, recorded as an ``(epsilon, delta)`` record) and
 ``batch_size`` (Poisson subsampling). Any other estimator is refused. The check
 runs on every candidate's parameters before any data is read; after each fit
 the search also checks what the fit recorded, and refuses to release anything
-if it differs from the plan.
+if it differs from the plan. ``solver="auto"`` (the default of
+:class:`~sklearn_dpgd.DPLogisticRegression`) is run as ``"gd"`` by every candidate
+and the refit: the budget split and the default grids are those of gradient
+descent, so ``best_estimator_.solver_`` is ``"gd"``.
 
 **Sample weights.** ``fit(X, y, sample_weight=w)`` passes the weights, split
 with the rows, to every candidate fit and the refit (to a pipeline's final step),

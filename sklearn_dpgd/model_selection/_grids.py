@@ -49,10 +49,13 @@ def _check_default_grid_estimator(estimator, owner):
         )
         if value != "auto"
     ]
-    if fixed or params["schedule"] is not None or params["solver"] != "gd":
+    # "auto" runs as "gd" in a search (_search_base._gd_for_auto).
+    gd = params["solver"] in ("gd", "auto")
+    if fixed or params["schedule"] is not None or not gd:
         raise ValueError(
             f"{owner} builds its default grid around learning_rate='auto', "
-            "max_iter='auto', schedule=None and solver='gd' of the estimator; got "
+            "max_iter='auto', schedule=None and solver='gd' (or 'auto', run as "
+            "'gd') of the estimator; got "
             f"learning_rate={params['learning_rate']!r}, max_iter="
             f"{params['max_iter']!r}, schedule={params['schedule']!r}, solver="
             f"{params['solver']!r}. Pass an explicit grid instead."
@@ -144,7 +147,7 @@ def default_candidates(
     ----------
     estimator : DPLogisticRegression or DPHuberSVM
         With ``learning_rate="auto"``, ``max_iter="auto"``, ``schedule=None``
-        and ``solver="gd"``.
+        and ``solver="gd"`` or ``"auto"`` (run as "gd" by the searches).
     epsilon : float
         The budget of the fits the grid is for, > 0.
     delta : float

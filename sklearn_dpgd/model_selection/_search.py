@@ -88,7 +88,8 @@ class PrivateGridSearchCV(_BasePrivateSearch):
     estimator : estimator object
         A private estimator whose fit is a recorded full-batch Gaussian mechanism
         (see :mod:`sklearn_dpgd.model_selection`), e.g.
-        :class:`~sklearn_dpgd.DPLogisticRegression` with ``solver="gd"``, a
+        :class:`~sklearn_dpgd.DPLogisticRegression` with ``solver="gd"`` or
+        the default ``"auto"`` (which the search runs as "gd"), a
         non-adaptive schedule and ``batch_size=None``; its ``epsilon``,
         ``delta``, ``public_n_samples``, ``random_state`` and ``secure_mode`` are
         set by the search. Preprocessing must not be fitted on the private data
@@ -104,8 +105,8 @@ class PrivateGridSearchCV(_BasePrivateSearch):
         ``random_state`` or ``secure_mode``. None: the default grid, for the
         linear classifiers of this package (regressors need a grid) with
         ``learning_rate="auto"``, ``max_iter="auto"``, ``schedule=None`` and
-        ``solver="gd"``: the automatic horizon with 1, 4 and 16 times the automatic step
-        (``DEFAULT_RADIUS_FACTORS`` of the default noisy radius
+        ``solver="gd"`` or ``"auto"``: the automatic horizon with 1, 4 and 16
+        times the automatic step (``DEFAULT_RADIUS_FACTORS`` of the default noisy radius
         ``learning_rate * max_iter``; factor 1 *is* the untuned default), the
         longest walk without the L2 penalty (``DEFAULT_ALPHAS``: ``alpha=0``
         where the estimator's ``alpha`` is "auto"), built by

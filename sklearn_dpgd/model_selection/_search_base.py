@@ -50,6 +50,7 @@ from ..accounting import (
     recording_only,
 )
 from ..exceptions import PrivacyLeakWarning, UtilityWarning
+from ..linear_model._base import _BaseDPLinearModel
 from ..linear_model._weights import check_sample_weight
 from ..pipeline import PrivatePipeline, find_privacy_leaks
 from ._selection import _selection_epsilon, report_noisy_max, validation_score
@@ -84,6 +85,18 @@ def _gdp_refusal(estimator):
     )
 
 
+def _gd_for_auto(estimator):
+    """``estimator`` (or its pipeline's steps) with ``solver="auto"`` set to "gd":
+    a search's budget split, grids and spend checks are those of "gd"."""
+    owners = {f"{k}__": v for k, v in estimator.get_params(deep=True).items()}
+    auto = {
+        f"{path}solver": "gd"
+        for path, owner in {"": estimator, **owners}.items()
+        if isinstance(owner, _BaseDPLinearModel) and owner.solver == "auto"
+    }
+    return estimator.set_params(**auto) if auto else estimator
+
+
 def _weight_bound(estimator):
     """``max_sample_weight`` of ``estimator`` (a pipeline's final step), or None."""
     if isinstance(estimator, PrivatePipeline):
@@ -114,7 +127,7 @@ def _fit_one(template, params, X, y, weights, collect_utility=False):
     this process or of a worker process); other warnings are shown as the fit
     raised them.
     """
-    est = clone(template).set_params(**params)
+    est = _gd_for_auto(clone(template).set_params(**params))
     scratch = PrivacyLedger()
     scratch._internal = True  # the search's own: numbers no fixed seeds
     # Recording swaps the process-wide warnings.showwarning, which two threads
