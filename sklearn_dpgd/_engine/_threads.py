@@ -282,7 +282,14 @@ class _KernelByOutputs(_Kernel):
 
 
 def _parallel_kernel(work, **options):
-    """Decorator: compile ``py_func`` as a :class:`_Kernel` with Numba ``options``."""
+    """Decorator: compile ``py_func`` as a :class:`_Kernel` with Numba ``options``.
+
+    Chooses Numba's threading layer first (:func:`_choose_threading_layer`, which
+    keeps a choice already made): every module that defines a parallel kernel
+    (the row norms, the objective sums, not only ``_kernels``) may be the first
+    to run one, and a parallel kernel run before the choice starts GNU OpenMP.
+    """
+    _choose_threading_layer()
     return lambda py_func: _Kernel(py_func, options, work)
 
 
