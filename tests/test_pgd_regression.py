@@ -285,6 +285,12 @@ def test_sparse_float32_secure_reproducible_and_pickled(data):
     restored = pickle.loads(pickle.dumps(dense))
     np.testing.assert_array_equal(restored.predict(X), dense.predict(X))
     assert clone(dense).get_params()["solver"] == "pgd"
+    # A regressor pickled before the parameter existed has no "solver" in its
+    # state: it reads "gd", and clones and refits as before.
+    old = pickle.loads(pickle.dumps(_model(solver="gd")))
+    del old.__dict__["solver"]
+    assert old.get_params()["solver"] == "gd"
+    assert _fit(clone(old), X, y).solver_ == "gd"
 
 
 @pytest.mark.parametrize("Regressor", [DPLinearRegression, DPHuberRegressor])

@@ -78,6 +78,9 @@ class _BaseDPLinearRegressor(RegressorMixin, _BaseDPLinearModel):
     _default_alpha = 0.0
     # ``solver`` is "gd" or "pgd" (_REGRESSION_SOLVERS). Snowball-SGD's plan
     # assumes a Lipschitz loss and a classification margin, so it is not offered.
+    # The class default is what a regressor pickled before the parameter existed
+    # reads (its __dict__ has no "solver"): get_params, clone and refits work.
+    solver = "gd"
     # The squared loss is 1-smooth in the margin, as the Huber hinge at h = 0.5:
     # DPHuberSVM's gradient-step base (0.5), the same eta * L. "auto" takes
     # gradient steps over DPHuberSVM's horizon of mu m / sqrt(d') steps: on a
