@@ -1,7 +1,7 @@
 """``solver="pgd"`` against ``solver="gd"`` for the private regressors (issue 42, 3).
 
     python benchmarks/bench_regression_solver.py [--seeds 8] [--data-home DIR]
-        [--loss squared|huber|both]
+        [--loss squared|huber|both] [--unscaled-rows]
 
 For each data set, epsilon in {0.1, 0.5, 1, 4} and seed, three fits alternate in
 this one process, on one thread (``threadpoolctl.threadpool_limits(1)`` and
@@ -30,6 +30,12 @@ Data (features mapped by public, declared maps only; unit-norm rows):
   range 1-99 from ``adult.names``), the 13 other columns one-hot encoded and
   min-max scaled with their public ranges (no budget: the preprocessing is not
   what is compared); needs ``--data-home`` or ``SKLEARN_DPGD_DATA``.
+
+``--unscaled-rows`` adds two tables whose rows exceed norm 1, where "pgd" (which
+scales every row to norm 1) fits another model than "gd" (which clips only the
+gradients): diabetes min-max scaled without ``Normalizer`` (median row norm 1.6),
+and the first synthetic table divided by the public constant 4 (row norms about
+1.1).
 """
 
 import os
@@ -59,9 +65,10 @@ DELTA = 1e-6
 LOSSES = {"squared": DPLinearRegression, "huber": DPHuberRegressor}
 
 
-def _synthetic(seed_data, n, d, bounds, **kwargs):
+def _synthetic(seed_data, n, d, bounds, divisor=None, **kwargs):
     X, y = make_regression(n_samples=n, n_features=d, random_state=seed_data, **kwargs)
-    X = Normalizer().fit_transform(X)  # row by row: no statistic of the data
+    # Row by row, or by a public constant: no statistic of the data.
+    X = Normalizer().fit_transform(X) if divisor is None else X / divisor
 
     def splits(seed):
         return train_test_split(X, y, test_size=0.2, random_state=seed)
@@ -69,9 +76,11 @@ def _synthetic(seed_data, n, d, bounds, **kwargs):
     return splits, bounds
 
 
-def _diabetes():
+def _diabetes(normalize=True):
     X, y = load_diabetes(return_X_y=True)
-    X = Normalizer().fit_transform(DPMinMaxScaler(bounds=(-0.2, 0.2)).fit_transform(X))
+    X = DPMinMaxScaler(bounds=(-0.2, 0.2)).fit_transform(X)
+    if normalize:
+        X = Normalizer().fit_transform(X)
 
     def splits(seed):
         return train_test_split(X, y, test_size=0.3, random_state=seed)
@@ -140,6 +149,7 @@ def main():
     parser.add_argument("--seeds", type=int, default=8)
     parser.add_argument("--data-home", default=os.environ.get("SKLEARN_DPGD_DATA"))
     parser.add_argument("--loss", choices=("squared", "huber", "both"), default="both")
+    parser.add_argument("--unscaled-rows", action="store_true")
     args = parser.parse_args()
     datasets = {
         "synthetic": _synthetic(0, 30_000, 20, (-600.0, 600.0), n_informative=10,
@@ -151,6 +161,11 @@ def main():
     }  # fmt: skip
     if args.data_home:
         datasets["adult-hours"] = _adult(args.data_home)
+    if args.unscaled_rows:
+        datasets["diabetes-minmax"] = _diabetes(normalize=False)
+        datasets["synthetic/4"] = _synthetic(
+            0, 30_000, 20, (-600.0, 600.0), divisor=4.0, n_informative=10, noise=20.0
+        )
     losses = LOSSES if args.loss == "both" else {args.loss: LOSSES[args.loss]}
     print(
         f"one thread; {args.seeds} seeds; load average {os.getloadavg()[0]:.2f}\n"
