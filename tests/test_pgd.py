@@ -464,8 +464,9 @@ def test_refuses_multiclass_l1_and_wide_input(data):
         _fit(_model(), wide.tocsr(), np.arange(50) % 2)
 
 
-def test_regressors_have_no_solver_parameter():
-    assert "solver" not in DPLinearRegression().get_params()
+def test_regressors_default_to_gd():
+    # "pgd" is an option of the regressors (tests/test_pgd_regression.py).
+    assert DPLinearRegression().get_params()["solver"] == "gd"
 
 
 # --------------------------------------------------------- inputs and accuracy

@@ -435,11 +435,15 @@ class DaskRows:
         return np.array(total, dtype=np.float64)
 
 
-def _newton_chunk_gradient(X_chunk, y_chunk, row_clip, theta, args, clip=None):
+def _newton_chunk_gradient(
+    X_chunk, y_chunk, row_clip, theta, args, clip=None, loss=("logistic", 0.0)
+):
     """Runs on the worker holding the chunk; returns only the gradient sum."""
     with serial_blas():
         scale = _newton_sums.row_scales(X_chunk, row_clip)
-        return _newton_sums.gradient_sum(X_chunk, y_chunk, scale, theta, *args, clip)
+        return _newton_sums.gradient_sum(
+            X_chunk, y_chunk, scale, theta, *args, clip, *loss
+        )
 
 
 def _newton_chunk_hessian(X_chunk, y_chunk, row_clip, theta, args, chunk_rows):
@@ -501,10 +505,10 @@ class DaskNewtonRows:
         (total,) = dask.compute(dask.delayed(_sum_in_order)(*parts))
         return np.array(total, dtype=np.float64)
 
-    def gradient_sum(self, theta, gradient_clip=None):
+    def gradient_sum(self, theta, gradient_clip=None, loss=("logistic", 0.0)):
         """:func:`~sklearn_dpgd._engine._newton_sums.gradient_sum` over all chunks."""
         return self._reduce(
-            _newton_chunk_gradient, np.asarray(theta), self._args, gradient_clip
+            _newton_chunk_gradient, np.asarray(theta), self._args, gradient_clip, loss
         )
 
     def hessian_sum(self, theta):

@@ -23,41 +23,78 @@ def row_scales(X, row_clip):
     return np.minimum(1.0, row_clip / np.maximum(norms, 1e-300))
 
 
-def probabilities(X, scale, theta, fit_intercept, n_outputs):
-    """Sigmoid ``(n,)`` (``n_outputs == 1``) or softmax ``(n, K)`` probabilities of
-    the clipped rows."""
+def margins(X, scale, theta, fit_intercept, n_outputs):
+    """The margins ``(n, K)`` of the clipped rows: ``s_i x_i . w_k + b_k``."""
     d, k = X.shape[1], n_outputs
     params = np.asarray(theta, dtype=np.float64).reshape(k, d + 1)
     scores = (X @ params[:, :d].T.astype(X.dtype)).astype(np.float64)
     scores *= scale[:, None]
     if fit_intercept:
         scores += params[:, d]
-    if k == 1:
+    return scores
+
+
+def probabilities(X, scale, theta, fit_intercept, n_outputs):
+    """Sigmoid ``(n,)`` (``n_outputs == 1``) or softmax ``(n, K)`` probabilities of
+    the clipped rows."""
+    scores = margins(X, scale, theta, fit_intercept, n_outputs)
+    if n_outputs == 1:
         return expit(scores[:, 0])
     return softmax(scores, axis=1)
 
 
-def gradient_sum(X, y, scale, theta, fit_intercept, n_outputs, gradient_clip=None):
-    """``sum_i (p_i - y_i) (x) x~_i`` as ``(K, n_features + 1)`` (intercept column
-    0 without an intercept); with ``gradient_clip`` (binary only), each row's term
-    scaled to norm at most ``gradient_clip``."""
+#: The losses of :func:`gradient_sum` (``solver="pgd"``): the logistic loss of
+#: 0/1 labels, and the squared and Huber losses of a real (scaled) target.
+GRADIENT_LOSSES = ("logistic", "squared", "huber")
+
+
+def _binary_residual(X, y, scale, theta, fit_intercept, loss, huber_width):
+    """The derivative ``(n,)`` of each row's loss in its margin ``m_i``:
+    ``sigma(m_i) - y_i`` (logistic), ``m_i - y_i`` (squared) or that clipped to
+    ``[-h, h]`` (Huber, ``h = huber_width``)."""
+    if loss == "logistic":
+        labels = np.asarray(y, dtype=np.int64)
+        return probabilities(X, scale, theta, fit_intercept, 1) - labels
+    residual = margins(X, scale, theta, fit_intercept, 1)[:, 0]
+    residual -= np.asarray(y, dtype=np.float64)
+    if loss == "huber":
+        np.clip(residual, -huber_width, huber_width, out=residual)
+    return residual
+
+
+def clipped_norms(X, scale, fit_intercept):
+    """``||x~_i|| = sqrt(s_i^2 ||x_i||^2 + fit_intercept)``: each clipped row's
+    norm ``(n,)``, the intercept's 1 included."""
+    squared = np.einsum("ij,ij->i", X, X, dtype=np.float64)
+    return np.sqrt(scale**2 * squared + float(fit_intercept))
+
+
+def gradient_sum(
+    X, y, scale, theta, fit_intercept, n_outputs, gradient_clip=None,
+    loss="logistic", huber_width=0.0, norms=None,
+):  # fmt: skip
+    """``sum_i l'(m_i) (x) x~_i`` as ``(K, n_features + 1)`` (intercept column
+    0 without an intercept); with ``gradient_clip`` (``K = 1`` only), each
+    row's term scaled to norm at most ``gradient_clip``. ``l'`` is the
+    softmax's ``p_i - e_{y_i}`` for ``K > 1``, else that of ``loss`` (one of
+    :data:`GRADIENT_LOSSES`; :func:`_binary_residual`). ``norms``: the rows'
+    :func:`clipped_norms` if already known (computed here otherwise)."""
     d, k = X.shape[1], n_outputs
-    residual = probabilities(X, scale, theta, fit_intercept, k).reshape(-1, k)
-    labels = np.asarray(y, dtype=np.int64)
     if k == 1:
-        residual = residual - labels[:, None]
+        residual = _binary_residual(
+            X, y, scale, theta, fit_intercept, loss, huber_width
+        )[:, None]
         if gradient_clip is not None:
-            # ||(p_i - y_i) x~_i|| = |p_i - y_i| sqrt(s_i^2 ||x_i||^2 + 1).
-            norms = np.sqrt(
-                scale**2 * np.einsum("ij,ij->i", X, X, dtype=np.float64)
-                + float(fit_intercept)
-            )
-            norms *= np.abs(residual[:, 0])
+            # ||l'(m_i) x~_i|| = |l'(m_i)| sqrt(s_i^2 ||x_i||^2 + 1).
+            if norms is None:
+                norms = clipped_norms(X, scale, fit_intercept)
+            norms = norms * np.abs(residual[:, 0])
             residual *= np.minimum(1.0, gradient_clip / np.maximum(norms, 1e-300))[
                 :, None
             ]
     else:
-        residual = residual.copy()
+        labels = np.asarray(y, dtype=np.int64)
+        residual = probabilities(X, scale, theta, fit_intercept, k).copy()
         residual[np.arange(labels.shape[0]), labels] -= 1.0
     grad = np.zeros((k, d + 1))
     grad[:, :d] = (X.T @ (residual * scale[:, None]).astype(X.dtype)).T
@@ -142,17 +179,25 @@ class LocalNewtonRows:
 
     def __init__(self, X, y, *, row_clip, fit_intercept, n_outputs, chunk_rows):
         self._X = np.asarray(X)
-        self._y = np.asarray(y, dtype=np.int64)
+        self._y = np.asarray(y)  # labels, or a regressor's real target
         self._scale = row_scales(self._X, row_clip)
         self._args = (bool(fit_intercept), int(n_outputs))
         self._chunk = int(chunk_rows)
         self.n_features = self._X.shape[1]
+        self._norms = None  # the clipped rows' norms, computed at the first clip
 
-    def gradient_sum(self, theta, gradient_clip=None):
-        """:func:`gradient_sum` over all rows."""
+    def _clipped_norms(self):
+        if self._norms is None:
+            self._norms = clipped_norms(self._X, self._scale, self._args[0])
+        return self._norms
+
+    def gradient_sum(self, theta, gradient_clip=None, loss=("logistic", 0.0)):
+        """:func:`gradient_sum` over all rows (``loss``: its name and Huber width)."""
+        norms = None if gradient_clip is None else self._clipped_norms()
         return gradient_sum(
-            self._X, self._y, self._scale, theta, *self._args, gradient_clip
-        )
+            self._X, self._y, self._scale, theta, *self._args, gradient_clip, *loss,
+            norms,
+        )  # fmt: skip
 
     def hessian_sum(self, theta):
         """:func:`hessian_sum` over all rows."""

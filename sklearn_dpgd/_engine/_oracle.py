@@ -24,7 +24,7 @@ from ..accounting import GaussianSteps, NoisyMaxSteps, SnowballSteps, SparseVect
 from . import _twins
 from ._dask import DaskNewtonRows, DaskRows, is_dask_collection
 from ._gram import gram_sensitivity
-from ._newton_sums import LocalNewtonRows
+from ._newton_sums import GRADIENT_LOSSES, LocalNewtonRows
 from ._rows import LocalRows, SmallRows
 from ._temperature_oracle import SharedTemperatureOracle  # noqa: F401 (re-exported)
 from ._threads import serial_blas
@@ -576,6 +576,15 @@ class PrivateNewtonOracle:
         1 for the sigmoid loss, ``K >= 3`` for the softmax. The parameters
         ``theta`` are flat: ``K`` blocks of ``n_features + 1`` (coefficients, then
         the intercept), class by class.
+    loss : {"logistic", "squared", "huber"}, default="logistic"
+        The loss of :meth:`noisy_gradient` (``solver="pgd"``; the other queries
+        are the logistic loss's). "squared" and "huber" need ``n_outputs=1`` and
+        a real target ``y`` (a regressor's, scaled into ``[-1, 1]``): the row's
+        gradient is ``l'(r_i) x~_i`` with ``r_i = x~_i . theta - y_i`` and
+        ``l'(r) = r`` (squared, unbounded: :meth:`noisy_gradient` then needs a
+        ``gradient_clip``) or ``clip(r, -h, h)`` (Huber: norm at most ``h R``).
+    huber_width : float, default=0.0
+        ``h > 0`` of the Huber loss (ignored by the others).
     """
 
     def __init__(
@@ -591,7 +600,14 @@ class PrivateNewtonOracle:
         public_n_samples,
         chunk_rows=4096,
         n_outputs=1,
+        loss="logistic",
+        huber_width=0.0,
     ):
+        if loss not in GRADIENT_LOSSES:
+            raise ValueError(f"loss must be one of {GRADIENT_LOSSES}, got {loss!r}.")
+        if loss != "logistic" and int(n_outputs) != 1:
+            raise ValueError(f"the {loss} loss needs n_outputs=1")
+        self._loss = (loss, float(huber_width))
         self.n_outputs = int(n_outputs)
         self._fit_intercept = bool(fit_intercept)
         # The clipping is part of the objective (done by the backend, row by
@@ -608,8 +624,17 @@ class PrivateNewtonOracle:
         self._row_clip = float(row_clip)
         self._bound = float(np.sqrt(row_clip**2 + float(self._fit_intercept)))
         softmax_ = self.n_outputs > 1
-        # The largest norm of one row's gradient term.
-        self._gradient_bound = self._bound * (np.sqrt(2.0) if softmax_ else 1.0)
+        # The largest norm of one row's gradient term: |l'| <= 1 (sigmoid),
+        # ||pi - e_y|| <= sqrt(2) (softmax), |clip(r, -h, h)| <= h (Huber); the
+        # squared loss's is unbounded (a gradient_clip is required).
+        self._gradient_bound = (
+            self._bound
+            * {
+                "logistic": np.sqrt(2.0) if softmax_ else 1.0,
+                "huber": float(huber_width),
+                "squared": np.inf,
+            }[loss]
+        )
         self._factor = float(sensitivity_factor)
         self.privacy_filter = privacy_filter
         self._rng = rng
@@ -627,9 +652,10 @@ class PrivateNewtonOracle:
     def noisy_gradient(self, theta, noise_multiplier, gradient_clip=None):
         """Private mean gradient ``(sum_i g_i + N(0, (z factor G)^2 I)) / m``.
 
-        ``G`` is the bound of one row's gradient: ``R`` (sigmoid) or ``sqrt(2)
-        R`` (softmax), or ``gradient_clip`` (sigmoid), to which each ``g_i`` is
-        then scaled (its norm is at most ``G`` either way).
+        ``G`` is the bound of one row's gradient: ``R`` (sigmoid), ``sqrt(2)
+        R`` (softmax) or ``h R`` (Huber), or ``gradient_clip`` (``n_outputs ==
+        1``), to which each ``g_i`` is then scaled (its norm is at most ``G``
+        either way; the squared loss needs it).
 
         Parameters
         ----------
@@ -649,15 +675,20 @@ class PrivateNewtonOracle:
         ------
         BudgetExhaustedError
             If the query would overspend; nothing is computed then.
+        ValueError
+            If ``gradient_clip`` is given with ``n_outputs > 1``, or missing
+            for the squared loss (checked before the charge).
         """
-        self.privacy_filter.charge(GaussianSteps(noise_multiplier))
         bound = self._gradient_bound
         if gradient_clip is not None:
             if self.n_outputs > 1:  # the softmax sums do not clip
                 raise ValueError("gradient_clip needs n_outputs=1")
             bound = min(bound, float(gradient_clip))
+        if not np.isfinite(bound):
+            raise ValueError("the squared loss's gradient needs a gradient_clip")
+        self.privacy_filter.charge(GaussianSteps(noise_multiplier))
         with serial_blas():
-            grad = self._rows.gradient_sum(theta, gradient_clip)
+            grad = self._rows.gradient_sum(theta, gradient_clip, self._loss)
         sigma = noise_multiplier * self._factor * bound
         width = self._width
         grad[:, :width] += sigma * self._rng.standard_normal((self.n_outputs, width))

@@ -24,7 +24,6 @@ from .._solvers import pgd as pgd_solver
 from ..accounting import GaussianPrivacyFilter, GaussianSteps
 from ..schedules._defaults import _horizon_unit, auto_clip_norm
 from ._newton import MAX_NEWTON_FEATURES
-from ._penalty import penalty_strength
 from ._utility import utility_checks
 
 __all__ = [
@@ -55,15 +54,20 @@ MAX_PGD_FEATURES = MAX_NEWTON_FEATURES
 
 def _pgd_refusal(estimator, X, n_outputs, sample_weight):
     """Why "pgd" cannot fit this (a sentence), or None."""
-    if estimator._loss != "logistic":
-        return "needs the logistic loss (DPLogisticRegression)"
+    if estimator._loss not in pgd_solver.PGD_CURVATURE:
+        return (
+            "needs the logistic, squared or Huber loss (DPLogisticRegression, "
+            "DPLinearRegression, DPHuberRegressor)"
+        )
     if n_outputs > 1:
         return "fits binary problems only"
     if estimator.schedule is not None or estimator.batch_size is not None:
         return "plans its own iterations; schedule and batch_size must be None"
-    if sample_weight is not None or estimator.class_weight is not None:
+    # The regressors have neither class weights nor an L1 part.
+    class_weight = getattr(estimator, "class_weight", None)
+    if sample_weight is not None or class_weight is not None:
         return "does not support sample_weight or class_weight"
-    if float(estimator.l1_ratio) > 0.0:
+    if float(getattr(estimator, "l1_ratio", 0.0)) > 0.0:
         return "has no L1 penalty; l1_ratio must be 0"
     if getattr(estimator, "calibration", None) == "temperature":
         return "does not calibrate; calibration must be 'auto' or None"
@@ -253,7 +257,7 @@ def check_pgd(estimator, X, n_outputs, sample_weight):
 
     Parameters
     ----------
-    estimator : DPLogisticRegression
+    estimator : DPLogisticRegression, DPLinearRegression or DPHuberRegressor
     X : ndarray, CSR matrix or dask array of shape (n_samples, n_features)
     n_outputs : int
     sample_weight : ndarray or None
@@ -267,8 +271,8 @@ def check_pgd(estimator, X, n_outputs, sample_weight):
     Raises
     ------
     ValueError
-        For a loss other than the logistic, more than two classes, a
-        schedule, ``batch_size``, weights, ``l1_ratio > 0``,
+        For a loss other than the logistic, squared or Huber loss, more than
+        two classes, a schedule, ``batch_size``, weights, ``l1_ratio > 0``,
         ``calibration="temperature"`` (temperature scaling is gradient
         descent's) or more than :data:`MAX_PGD_FEATURES` features.
     """
@@ -294,9 +298,11 @@ def solve_pgd(
 
     Parameters
     ----------
-    estimator : DPLogisticRegression
+    estimator : DPLogisticRegression, DPLinearRegression or DPHuberRegressor
     X : ndarray, CSR matrix or dask array of shape (n_samples, n_features)
-    y_index : ndarray of shape (n_samples,), int64
+    y_index : ndarray or dask array of shape (n_samples,)
+        Class indices (int64), or a regressor's target scaled into ``[-1, 1]``
+        (float64).
     n_outputs : int
     initial : ndarray of shape (1, n_features + 1) or None
     seed : int or None
@@ -317,23 +323,22 @@ def solve_pgd(
     rng, m = opened.rng, opened.n_samples
     diagnostics, mu_train = utility_checks(
         estimator, X, n_outputs=1, mu=mu, mu_train=mu_train, adaptive=False,
-        rng=rng, n_samples=m,
+        rng=rng, n_samples=m, y=y_index,
     )  # fmt: skip
-    n_steps = (
-        pgd_solver.PGD_STEPS
-        if estimator.max_iter == "auto"
-        else int(estimator.max_iter)
-    )
+    # The loss's public plan: steps, Gram share, damping factor, "auto" clip.
+    steps, gram_share, kappa, clip = pgd_solver.PGD_PLANS[estimator._loss]
+    n_steps = steps if estimator.max_iter == "auto" else int(estimator.max_iter)
     # A relative 1e-9 of mu is left unspent: rounding must never make the filter
     # refuse the last release of an exactly planned budget.
     z_gram, z_gradient = pgd_solver.pgd_noise_multipliers(
-        mu_train * (1.0 - 1e-9), n_steps, pgd_solver.GRAM_SHARE
+        mu_train * (1.0 - 1e-9), n_steps, gram_share
     )
     privacy_filter = GaussianPrivacyFilter(mu)
     if z_count is not None:
         privacy_filter.charge(GaussianSteps(z_count))
     # Rows are scaled to feature norm 1 (the Gram's bound); clip_norm bounds
-    # each row's gradient, as in "gd", and "auto" is gd's public rule.
+    # each row's gradient, as in "gd"; "auto" is gd's public rule (logistic)
+    # or the plan's constant (regressors).
     row_clip, n_features = 1.0, X.shape[1]
     gradient_clip = (
         auto_clip_norm(
@@ -341,8 +346,8 @@ def solve_pgd(
             neighboring=estimator.neighboring,
             fit_intercept=bool(estimator.fit_intercept),
         )
-        if estimator.clip_norm == "auto"
-        else float(estimator.clip_norm)
+        if estimator.clip_norm == "auto" and clip is None
+        else float(clip if estimator.clip_norm == "auto" else estimator.clip_norm)
     )  # fmt: skip
     factor = SENSITIVITY_FACTOR[estimator.neighboring]
     oracle = PrivateNewtonOracle(
@@ -354,8 +359,10 @@ def solve_pgd(
         privacy_filter=privacy_filter,
         rng=rng,
         public_n_samples=m,
+        loss=estimator._loss,
+        huber_width=estimator._huber_width(),
     )
-    alpha = penalty_strength(estimator, None, m)
+    alpha = estimator._resolve_alpha(None, m)
     result = pgd_solver.solve(
         oracle,
         privacy_filter,
@@ -377,6 +384,8 @@ def solve_pgd(
         diagnostics=diagnostics,
         clip_norm=row_clip,
         gradient_clip=gradient_clip,
+        curvature=pgd_solver.PGD_CURVATURE[estimator._loss],
+        damping_factor=kappa,
     )
     ledger_charge.settle(planned if z_count is not None else result.ledger)
     outputs = {

@@ -20,11 +20,12 @@ from .._base import linear_scores, set_fitted
 from .._boundary import add_secure_support, check_fit_boundary
 from .._engine._dask import check_regression_fit_data, is_dask_collection, map_rows
 from .._engine._randomness import draw_seed
-from .._sklearn_compat import Interval
+from .._sklearn_compat import Interval, StrOptions
 from .._warnings import warn_once
 from ..schedules import AdaptiveSchedule
 from ._base import _BaseDPLinearModel
 from ._docstrings import _PARAMS_PRIVACY
+from ._pgd import solve_pgd
 from ._regression_docs import (
     _FIT_DOC,
     _REGRESSION_ATTRIBUTES,
@@ -40,6 +41,10 @@ from ._weights import check_sample_weight
 #: scikit-learn's ``HuberRegressor`` default ``epsilon`` (its threshold).
 SKLEARN_HUBER_EPSILON = 1.35
 _CLASSIFIER_ONLY = ("C", "l1_ratio", "classes", "class_weight", "solver", "radius")
+
+#: The regressors' solvers: noisy gradient descent (the default) and private
+#: preconditioned gradient descent (``_pgd.py``).
+_REGRESSION_SOLVERS = {"gd", "pgd"}
 
 
 def target_map(y_bounds, fit_intercept):
@@ -71,9 +76,10 @@ class _BaseDPLinearRegressor(RegressorMixin, _BaseDPLinearModel):
     """Shared fit/predict of the private linear regressors (one loss per subclass)."""
 
     _default_alpha = 0.0
-    # The regressors have one solver (noisy gradient descent); the shared engine
-    # reads it here. Snowball-SGD's plan assumes a Lipschitz loss and a
-    # classification margin, so it is not offered.
+    # ``solver`` is "gd" or "pgd" (_REGRESSION_SOLVERS). Snowball-SGD's plan
+    # assumes a Lipschitz loss and a classification margin, so it is not offered.
+    # The class default is what a regressor pickled before the parameter existed
+    # reads (its __dict__ has no "solver"): get_params, clone and refits work.
     solver = "gd"
     # The squared loss is 1-smooth in the margin, as the Huber hinge at h = 0.5:
     # DPHuberSVM's gradient-step base (0.5), the same eta * L. "auto" takes
@@ -94,6 +100,7 @@ class _BaseDPLinearRegressor(RegressorMixin, _BaseDPLinearModel):
         # Ridge's alpha: a number (the classifiers' "auto" is LogisticRegression's).
         "alpha": [Interval(Real, 0, None, closed="left")],
         "y_bounds": ["array-like", None],
+        "solver": [StrOptions(_REGRESSION_SOLVERS)],
     }
 
     def _resolve_normalize_steps(self, n_outputs):
@@ -210,7 +217,9 @@ class _BaseDPLinearRegressor(RegressorMixin, _BaseDPLinearModel):
             )
         random_state = None if self.secure_mode else self.random_state
         seed = draw_seed(random_state, owner=type(self).__name__)
-        result = self._solve_gd(X, y_scaled, 1, initial, seed, sample_weight)
+        solve = solve_pgd if self.solver == "pgd" else type(self)._solve_gd
+        result = solve(self, X, y_scaled, 1, initial, seed, sample_weight)
+        result = replace(result, outputs={**result.outputs, "solver_": self.solver})
         # Back to the target's units: post-processing by public constants.
         coef = (scale * np.asarray(result.coef, dtype=float)[0]).astype(X.dtype)
         intercept = centre + scale * float(np.asarray(result.intercept)[0])
@@ -331,6 +340,7 @@ class DPLinearRegression(_BaseDPLinearRegressor):
         secure_mode=False,
         verbose=0,
         utility_diagnostics=True,
+        solver="gd",
     ):
         self.epsilon = epsilon
         self.delta = delta
@@ -353,6 +363,7 @@ class DPLinearRegression(_BaseDPLinearRegressor):
         self.secure_mode = secure_mode
         self.verbose = verbose
         self.utility_diagnostics = utility_diagnostics
+        self.solver = solver
 
     def _huber_width(self):
         return 0.5  # unused by the squared loss (a number for the kernels)
@@ -436,6 +447,7 @@ class DPHuberRegressor(_BaseDPLinearRegressor):
         secure_mode=False,
         verbose=0,
         utility_diagnostics=True,
+        solver="gd",
     ):
         self.epsilon = epsilon
         self.delta = delta
@@ -459,6 +471,7 @@ class DPHuberRegressor(_BaseDPLinearRegressor):
         self.secure_mode = secure_mode
         self.verbose = verbose
         self.utility_diagnostics = utility_diagnostics
+        self.solver = solver
 
     def _huber_width(self):
         return float(self.threshold)
