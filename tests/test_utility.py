@@ -178,6 +178,7 @@ def test_diagnostics_are_refused_before_they_read_a_row():
     with pytest.raises(BudgetExhaustedError):
         _utility.check_predictions(
             Unreadable(),
+            Unreadable(),
             np.zeros((1, 3)),
             np.zeros(1),
             neighboring="add_remove",
@@ -388,6 +389,7 @@ def test_check_of_predicted_classes_gives_no_verdict_under_large_noise():
             warnings.simplefilter("always")
             _utility.check_predictions(
                 X,
+                np.ones(100, dtype=np.intp),
                 np.ones((1, 1)),
                 np.zeros(1),
                 privacy_filter=GaussianPrivacyFilter(1.0),
@@ -501,3 +503,91 @@ def test_regression_check_can_be_turned_off():
     assert len(off.ledger_) == len(on.ledger_) - 1
     assert off.noise_multipliers_[0] < on.noise_multipliers_[0]
     assert off.epsilon_ == pytest.approx(on.epsilon_)
+
+
+def _gain_row(label, right, n_classes):
+    """One row's term of the accuracy gains: [right] - [label = k] for each k."""
+    return float(right) - (np.arange(n_classes) == label)
+
+
+@pytest.mark.parametrize("n_classes", [2, 3, 10])
+@pytest.mark.parametrize("neighboring", ["add_remove", "replace"])
+def test_accuracy_gain_sensitivity_is_attained_by_a_worst_pair(neighboring, n_classes):
+    # Every row type (label, right or wrong); add/remove adds one row, replace
+    # swaps one for another. The claimed L2 sensitivity must bound every pair
+    # and be attained: a missing factor (e.g. the add/remove value used under
+    # replace-one, half of it for binary problems) fails one of the two.
+    rows = [_gain_row(k, r, n_classes) for k in range(n_classes) for r in (0, 1)]
+    if neighboring == "add_remove":
+        changes = [np.linalg.norm(g) for g in rows]
+    else:
+        changes = [np.linalg.norm(a - b) for a in rows for b in rows]
+    claimed = _utility.gain_sensitivity(n_classes, neighboring)
+    assert max(changes) == pytest.approx(claimed)
+    if n_classes == 2:
+        assert _utility.gain_sensitivity(2, "replace") == 2.0
+        assert _utility.gain_sensitivity(2, "add_remove") == 1.0
+    # The released sums change by exactly a row's term (noise set to zero).
+    y = np.array([0, 1, 1, 0, 2 % n_classes])
+    predicted = np.array([0, 1, 0, 1, 0])
+    zero = {
+        "neighboring": neighboring,
+        "noise_multiplier": 0.0,
+        "rng": _OnesGenerator(),
+    }
+    base = _utility.noisy_accuracy_gains(predicted, y, n_classes, **zero)
+    more = _utility.noisy_accuracy_gains(
+        np.append(predicted, 1), np.append(y, 0), n_classes, **zero
+    )
+    np.testing.assert_allclose(more - base, _gain_row(0, False, n_classes))
+
+
+@pytest.mark.parametrize("neighboring, factor", [("add_remove", 1.0), ("replace", 2.0)])
+def test_accuracy_gain_noise_follows_the_sensitivity(neighboring, factor):
+    y, predicted = np.array([0, 0, 1, 1, 0]), np.array([0, 1, 1, 1, 0])
+    gains = _utility.noisy_accuracy_gains(
+        predicted, y, 2, neighboring=neighboring, noise_multiplier=5.0,
+        rng=_OnesGenerator(),
+    )  # fmt: skip
+    # 4 right predictions, less 3 and 2 rows of each class.
+    np.testing.assert_allclose(gains - [1.0, 2.0], 5.0 * factor)
+
+
+def _imbalanced_predictions(true_positives, n=10_000, positives=1500, flagged=1000):
+    """Rows, labels and a model flagging ``flagged`` rows, ``true_positives`` right.
+
+    The majority class (0) holds 85% of the rows: the model predicts both
+    classes, and its accuracy is 85% + (2 true_positives - flagged) / n.
+    """
+    y = np.zeros(n, dtype=np.intp)
+    y[:positives] = 1
+    predicted = np.zeros(n, dtype=bool)
+    predicted[:true_positives] = True
+    predicted[positives : positives + flagged - true_positives] = True
+    X = np.where(predicted, 1.0, -1.0)[:, None]
+    return X, y
+
+
+@pytest.mark.parametrize("true_positives, warned", [(550, True), (900, False)])
+def test_model_of_both_classes_no_better_than_the_majority_warns(
+    true_positives, warned
+):
+    # Bank on 10,000 rows at epsilon 1 and 3 (issue 43): models predicting both
+    # classes within a point of the majority class passed the check of the
+    # predicted classes. 550 of 1,000 flagged rows right: 1 point above the
+    # majority class (warned); 900 right: 8 points above it (silent).
+    X, y = _imbalanced_predictions(true_positives)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        counts, gains = _utility.check_predictions(
+            X, y, np.ones((1, 1)), np.zeros(1), neighboring="add_remove",
+            privacy_filter=GaussianPrivacyFilter(1.0), noise_multiplier=20.0,
+            rng=np.random.default_rng(0), n_samples=10_000, stacklevel=1,
+        )  # fmt: skip
+    messages = [str(w.message) for w in caught]
+    assert len(messages) == int(warned)
+    if warned:
+        assert "as accurate as predicting the majority class" in messages[0]
+        assert "one class" not in messages[0]
+    # Gains over class 0 (the majority) and class 1.
+    assert gains[0] == pytest.approx(2 * true_positives - 1000, abs=200)

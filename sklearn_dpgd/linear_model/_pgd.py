@@ -176,7 +176,7 @@ def solve_pgd(estimator, X, y_index, n_outputs, initial, seed, sample_weight=Non
     m = estimator._public_size(X.shape[0], z_count, rng)
     diagnostics, mu_train = utility_checks(
         estimator, X, n_outputs=1, mu=mu, mu_train=mu_train, adaptive=False,
-        rng=rng, n_samples=m,
+        rng=rng, n_samples=m, y=y_index,
     )  # fmt: skip
     n_steps = (
         pgd_solver.PGD_STEPS
