@@ -8,7 +8,12 @@ import warnings
 import numpy as np
 import pytest
 from sklearn.base import clone
-from sklearn.datasets import load_breast_cancer, load_digits, load_iris
+from sklearn.datasets import (
+    load_breast_cancer,
+    load_diabetes,
+    load_digits,
+    load_iris,
+)
 from sklearn.model_selection import train_test_split
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import Normalizer, StandardScaler
@@ -21,6 +26,7 @@ from sklearn_dpgd import (
     DPLogisticRegression,
     PrivacyLeakWarning,
     UtilityWarning,
+    _public_size,
 )
 from sklearn_dpgd.accounting import (
     FixedOrderRenyiFilter,
@@ -454,24 +460,83 @@ def test_regression_with_fitting_bounds_is_silent_and_charged(Estimator):
 
 @pytest.mark.parametrize("neighboring, factor", [("add_remove", 1.0), ("replace", 2.0)])
 def test_residual_check_noise_follows_the_sensitivity(neighboring, factor):
-    # One row's (v, v^2, e^2 / 4) has norm at most sqrt(3); replace-one moves
-    # two rows' worth. The noisy R^2 is recomputed from sums + sigma.
+    # The centring sum of v (|v| <= 1): sensitivity 1, 2 under replace-one; the
+    # two counts of rows: each moves by at most 1 under both relations, L2
+    # sqrt(2). The noise drawn is +1 std for each release (_OnesGenerator).
     X = np.array([[1.0], [-1.0], [0.5], [0.0]])
     y = np.array([0.8, -0.6, 0.3, 0.1])
     coef, intercept = np.array([[0.5]]), np.array([0.05])
     z = 0.01
     privacy_filter = GaussianPrivacyFilter(200.0)
-    r2 = _utility.check_residuals(
+    far, wins = _utility.check_residuals(
         X, y, coef, intercept, neighboring=neighboring,
         privacy_filter=privacy_filter, noise_multiplier=z, rng=_OnesGenerator(),
         n_samples=4, stacklevel=1,
     )  # fmt: skip
-    sigma = factor * math.sqrt(3.0) * z
-    e = y - np.clip(X[:, 0] * 0.5 + 0.05, -1, 1)
-    s1, s2, s3 = y.sum() + sigma, (y * y).sum() + sigma, (e * e).sum() / 4 + sigma
-    ss_tot = s2 - (s1 / 4) * s1
-    assert r2 == pytest.approx(1 - 4 * s3 / ss_tot)
+    z_centre = z / math.sqrt(_utility.CENTRE_PART)
+    z_counts = z / math.sqrt(1 - _utility.CENTRE_PART)
+    centre = (y.sum() + factor * z_centre) / 4
+    spread = np.abs(y - centre)
+    pred = np.clip(X[:, 0] * 0.5 + 0.05, -1, 1)
+    std = math.sqrt(2.0) * z_counts  # the same under both relations
+    assert far == pytest.approx((spread > _utility.NARROW_TARGET_SPREAD).sum() + std)
+    assert wins == pytest.approx((np.abs(y - pred) < spread).sum() + std)
+    # One record for both releases: 1 / z^2 = 1 / z_centre^2 + 1 / z_counts^2.
     assert privacy_filter.mu_spent == pytest.approx(1 / z)
+
+
+def _count_pairs(neighboring):
+    """Every pair of rows (v, prediction) of a grid, as neighbours differ."""
+    grid = [(v, p) for v in (-1.0, -0.05, 0.0, 0.5, 1.0) for p in (-1.0, 0.0, 1.0)]
+    if neighboring == "add_remove":
+        return [(row, None) for row in grid]
+    return [(a, b) for a in grid for b in grid]
+
+
+@pytest.mark.parametrize("neighboring", ["add_remove", "replace"])
+def test_residual_counts_sensitivity_is_attained(neighboring):
+    # The claimed L2 sensitivity of the two counts, sqrt(2) under both
+    # relations, bounds every pair and is attained; and the centring sum's
+    # factor (SENSITIVITY_FACTOR) doubles under replace-one.
+    centre = 0.0
+
+    def term(row):
+        if row is None:
+            return np.zeros(2)
+        v, p = row
+        spread = abs(v - centre)
+        return np.array([spread > 0.1, abs(v - p) < spread], dtype=float)
+
+    changes = [np.linalg.norm(term(a) - term(b)) for a, b in _count_pairs(neighboring)]
+    assert max(changes) == pytest.approx(_utility._COUNTS_SENSITIVITY)
+    sums = [
+        abs(a[0] - (0.0 if b is None else b[0])) for a, b in _count_pairs(neighboring)
+    ]
+    expected = {"add_remove": 1.0, "replace": 2.0}[neighboring]
+    assert max(sums) == pytest.approx(expected)
+    assert _public_size.SENSITIVITY_FACTOR[neighboring] == expected
+
+
+def test_diabetes_with_ten_times_too_wide_bounds_warns():
+    # Issue 43 item 3: on diabetes (331 training rows) R^2 of -3 to -12 with
+    # y_bounds ten times too wide passed the former residual sums silently;
+    # the counts of rows see it. Bounds that fit stay silent.
+    X, y = load_diabetes(return_X_y=True)
+    X = StandardScaler().fit_transform(X[:331]) / math.sqrt(10)
+    y = y[:331]
+    warned = 0
+    for seed in range(4):
+        wide = DPLinearRegression(
+            epsilon=3.0, delta=1e-6, y_bounds=(-1e3, 1e3), random_state=seed
+        )
+        warned += bool(_utility_warnings(wide, X, y))
+        assert wide.score(X, y) < 0
+        fits = DPLinearRegression(
+            epsilon=3.0, delta=1e-6, y_bounds=(25, 346), random_state=seed
+        )
+        assert _utility_warnings(fits, X, y) == []
+        assert fits.score(X, y) > 0.2
+    assert warned >= 2
 
 
 def test_residual_check_warns_on_a_model_worse_than_the_constant():
