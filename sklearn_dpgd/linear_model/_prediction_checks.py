@@ -144,11 +144,11 @@ def noisy_accuracy_gains(
         constant predictor of class ``k`` gets right. Its minimum is the gain
         over the majority class.
     """
-    correct = float(_computed((predicted == y).sum()))
-    if hasattr(y, "compute"):  # Dask: one lazy count per class
-        counts = np.array([_computed((y == k).sum()) for k in range(n_classes)])
-    else:
-        counts = np.bincount(np.asarray(y), minlength=n_classes)
+    # One reduction (the confusion matrix; on Dask, summed over the chunks
+    # where they live): its trace is the right predictions, its rows the labels.
+    cells = _computed(np.bincount(y * n_classes + predicted, minlength=n_classes**2))
+    confusion = np.asarray(cells, dtype=float).reshape(n_classes, n_classes)
+    correct, counts = float(np.trace(confusion)), confusion.sum(axis=1)
     gains = correct - np.asarray(counts, dtype=float)
     std = gain_sensitivity(n_classes, neighboring) * noise_multiplier
     return gains + std * np.asarray(rng.standard_normal(n_classes), dtype=float)
