@@ -50,9 +50,9 @@ class UtilityWarning(UserWarning):
     when noisy counts show that the model predicts one class for almost every
     training row, or is surely less than 5 points more accurate there than the
     majority class (naming unscaled rows as the likely cause when a noisy count
-    finds most rows unscaled). The regressors warn it when a noisy residual
-    check finds the model no better than predicting the mean, or the target
-    far narrower than ``y_bounds``. The counts and sums are private
+    finds most rows unscaled). The regressors warn it when noisy counts of
+    rows find the model worse than predicting the mean on most of them, or the
+    target far narrower than ``y_bounds``. The counts and sums are private
     diagnostics charged to the fit's budget (``utility_diagnostics``;
     user guide, "Getting good accuracy"). The message quotes only public and
     noisy values.
