@@ -425,10 +425,17 @@ def _without_auto_penalty(estimator):
     public and added without noise: the fits run the same Gaussian steps and
     claim the same guarantee at every ``alpha``, so auditing at ``alpha=0`` audits
     the same claim, and keeps the canary's public start, which a penalty would
-    pull back towards zero (:func:`_accepts_start`).
+    pull back towards zero (:func:`_accepts_start`). Left as it is where
+    ``alpha`` is not the penalty's setting: ``C`` set (the two would clash), or
+    ``solver="frank_wolfe"`` (no L2 penalty; its L1 radius comes from ``C``).
     """
     name, classifier = _classifier(estimator)
-    if classifier.get_params(deep=False).get("alpha") == "auto":
+    params = classifier.get_params(deep=False)
+    if (
+        params.get("alpha") == "auto"
+        and params.get("C") is None
+        and params.get("solver") != "frank_wolfe"
+    ):
         estimator.set_params(**{f"{name}__alpha" if name else "alpha": 0.0})
     return estimator
 
@@ -597,7 +604,8 @@ def audit(
         with ``solver="gd"`` and ``alpha=0``, alone or as a pipeline's last step),
         the canary's coefficient starts at ``canary_margin / canary_value``;
         ``alpha="auto"`` is audited at ``alpha=0`` (a public, noiseless penalty:
-        the same steps and claim at every ``alpha``). A
+        the same steps and claim at every ``alpha``; not with ``C`` set or
+        ``solver="frank_wolfe"``, whose radius comes from ``C``). A
         tuple: a user row ``x`` of shape (n_features,) and its label (then pass
         ``statistic``).
     statistic : "auto" or callable, default="auto"

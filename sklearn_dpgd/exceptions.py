@@ -48,10 +48,11 @@ class UtilityWarning(UserWarning):
     its message, when the budget's signal-to-noise (public quantities only) is
     below the level where measured accuracy fell to the majority class's, or
     when noisy counts show that the model predicts one class for almost every
-    training row (naming unscaled rows as the likely cause when a noisy count
-    finds most rows unscaled). The regressors warn it when a noisy residual
-    check finds the model no better than predicting the mean, or the target
-    far narrower than ``y_bounds``. The counts and sums are private
+    training row, or is surely less than 5 points more accurate there than the
+    majority class (naming unscaled rows as the likely cause when a noisy count
+    finds most rows unscaled). The regressors warn it when noisy counts of
+    rows find the model worse than predicting the mean on most of them, or the
+    target far narrower than ``y_bounds``. The counts and sums are private
     diagnostics charged to the fit's budget (``utility_diagnostics``;
     user guide, "Getting good accuracy"). The message quotes only public and
     noisy values.

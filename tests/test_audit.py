@@ -285,3 +285,34 @@ def test_plot_draws_both_curves(monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib.pyplot", None)
     with pytest.raises(ImportError, match="requires matplotlib"):
         result.plot()
+
+
+@pytest.mark.parametrize("C", [None, 0.01])
+def test_audit_runs_on_frank_wolfe_fits(C):
+    # Issue 42: the audit's clone set alpha=0, which solver="frank_wolfe" (its L1
+    # radius read from C) refused, with C set or not.
+    fw = dict(solver="frank_wolfe", l1_ratio=1.0, C=C, max_iter=1)
+    estimator = DPLogisticRegression(
+        epsilon=4.0, delta=1e-5, classes=[0, 1], fit_intercept=False, **fw
+    )
+    X, y = _data()
+    fitted = audit(estimator, X, y, n_trials=20, progress=False)
+    assert fitted.epsilon_claimed <= 4.0 and fitted.mu_claimed is None
+    # A canary the first selection sees: a row alone on a column that is zero for
+    # every other row (whose labels balance, so no other column's score moves),
+    # read by minus its coefficient (the vertex -r e_2 when selected).
+    zeros, labels = np.zeros((60, 3)), np.tile([0, 1], 30)
+    result = audit(
+        estimator,
+        zeros,
+        labels,
+        canary=(np.array([0.0, 0.0, 10.0]), 1),
+        statistic=lambda est: -float(est.coef_[0, 2]),
+        n_trials=400,
+        confidence=0.999,
+        progress=False,
+    )
+    # The claim survives, and the statistic does see the canary.
+    assert result.epsilon_lower <= result.epsilon_claimed
+    assert result.mu_lower <= gdp_mu(result.epsilon_claimed, 1e-5)
+    assert result.mu_estimate > 0.0

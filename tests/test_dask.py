@@ -260,12 +260,13 @@ def test_only_sums_reach_the_client(client, monkeypatch, batch_size):
     assert len(sums) == max_iter  # one reduced sum per step, not one per chunk
     others = [a for a in arrays if a.shape != (1, X.shape[1] + 1)]
     # Validation: the "all finite" flag and the (empty) labels outside `classes`;
-    # full batch, also the utility diagnostics' two reduced counts (unscaled
-    # rows, predicted classes), noised on the client like the sums.
+    # full batch, also the utility diagnostics' reduced counts (unscaled rows,
+    # predicted classes, the 2 x 2 confusion matrix behind the accuracy gains),
+    # noised on the client like the sums.
     flags = [a for a in others if a.dtype == bool or a.size == 0]
     assert sorted(a.size for a in flags) == [0, 1]
     counts = sorted(a.size for a in others if a.dtype != bool and a.size)
-    assert counts == ([] if batch_size else [1, 2])
+    assert counts == ([] if batch_size else [1, 2, 4])
 
 
 def test_nan_is_refused_before_training(client, monkeypatch):

@@ -31,6 +31,8 @@ from sklearn_dpgd.accounting import (
     PrivacyLedger,
     ledger_epsilon,
 )
+from sklearn_dpgd.exceptions import UtilityWarning
+from sklearn_dpgd.linear_model import _utility as utility
 from sklearn_dpgd.model_selection import PrivateGridSearchCV
 
 from ._sklearn_checks import expected_failed_checks, parametrize_with_checks
@@ -223,8 +225,11 @@ def _fit(model, X, y, **kwargs):
 
 @pytest.mark.parametrize("neighboring", ["add_remove", "replace"])
 def test_fit_records_its_selections_and_spends_the_budget(neighboring):
+    # Without the utility check: the selections take the whole budget.
     X, y = _data()
-    clf = _fit(_model(max_iter=20, neighboring=neighboring), X, y)
+    clf = _fit(
+        _model(max_iter=20, neighboring=neighboring, utility_diagnostics=False), X, y
+    )
     (record,) = clf.ledger_
     assert record.count == 2 * clf.n_iter_ == 40 and record.noise == "gumbel"
     assert record.epsilon == pytest.approx(fw_solver.selection_epsilon(1.0, DELTA, 40))
@@ -232,8 +237,58 @@ def test_fit_records_its_selections_and_spends_the_budget(neighboring):
     assert ledger_epsilon(clf.ledger_, DELTA) == pytest.approx(clf.epsilon_, rel=1e-3)
     assert clf.mu_ is None and clf.public_n_samples_ is None
     # Nothing of the plan depends on the number of rows (private under add/remove).
-    fewer = _fit(_model(max_iter=20, neighboring=neighboring), X[:-1], y[:-1])
+    fewer = _fit(
+        _model(max_iter=20, neighboring=neighboring, utility_diagnostics=False),
+        X[:-1],
+        y[:-1],
+    )
     assert fewer.ledger_ == clf.ledger_ and fewer.l1_radius_ == clf.l1_radius_
+
+
+@pytest.mark.parametrize("neighboring", ["add_remove", "replace"])
+def test_utility_check_runs_on_a_reserve_of_the_filter(neighboring):
+    # The check of the predictions (issue 42: every solver runs the utility
+    # checks) takes DIAGNOSTICS_SHARE of the filter's RDP budget at its order;
+    # the selections the rest. Under add/remove the exact n is private: a noisy
+    # count of the rows comes first (replace-one: n is public, no count).
+    X, y = _data()
+    model = _model(max_iter=20, neighboring=neighboring)
+    clf = _fit(model, X, y)
+    radius, n_steps, epsilon_0, order = fw_module.frank_wolfe_setting(model)
+    privacy_filter = FixedOrderRenyiFilter(1.0, DELTA, order)
+    z_gain, z_count = fw_module.frank_wolfe_check_noise(model, privacy_filter)
+    selections, *checks = clf.ledger_
+    assert selections == NoisyMaxSteps(epsilon_0, 40, noise="gumbel")
+    expected = [z_gain] if z_count is None else [z_count, z_gain]
+    assert (z_count is None) == (neighboring == "replace")
+    assert [c.noise_multiplier for c in checks] == pytest.approx(expected)
+    # Within the filter at its order, the check's share as planned.
+    costs = [privacy_filter.cost(record) for record in clf.ledger_]
+    assert sum(costs) <= privacy_filter.budget
+    share = utility.DIAGNOSTICS_SHARE * privacy_filter.budget
+    assert sum(costs[1:]) == pytest.approx(share, rel=1e-6)
+    assert costs[0] <= (1 - utility.DIAGNOSTICS_SHARE) * privacy_filter.budget
+    assert clf.epsilon_ <= 1.0 and ledger_epsilon(clf.ledger_, DELTA) <= 1.0
+    # Nothing of the plan depends on the number of rows.
+    fewer = _fit(_model(max_iter=20, neighboring=neighboring), X[:-1], y[:-1])
+    assert fewer.ledger_ == clf.ledger_
+
+
+def test_utility_check_warns_a_majority_class_fit_only():
+    X, y = _data(2000, seed=1)
+    noise = np.random.default_rng(0).random(2000) < 0.2  # labels X cannot explain
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        _model(epsilon=4.0, max_iter=40).fit(X, noise.astype(int))
+    assert any(
+        issubclass(w.category, UtilityWarning) and "majority" in str(w.message)
+        for w in caught
+    )
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        clf = _model(epsilon=4.0, max_iter=40).fit(X, y)
+    assert clf.score(X, y) >= 0.9
+    assert not any(issubclass(w.category, UtilityWarning) for w in caught)
 
 
 def test_filter_refuses_a_selection_beyond_the_plan():

@@ -8,7 +8,12 @@ import warnings
 import numpy as np
 import pytest
 from sklearn.base import clone
-from sklearn.datasets import load_breast_cancer, load_digits, load_iris
+from sklearn.datasets import (
+    load_breast_cancer,
+    load_diabetes,
+    load_digits,
+    load_iris,
+)
 from sklearn.model_selection import train_test_split
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import Normalizer, StandardScaler
@@ -21,6 +26,7 @@ from sklearn_dpgd import (
     DPLogisticRegression,
     PrivacyLeakWarning,
     UtilityWarning,
+    _public_size,
 )
 from sklearn_dpgd.accounting import (
     FixedOrderRenyiFilter,
@@ -177,6 +183,7 @@ def test_diagnostics_are_refused_before_they_read_a_row():
         )
     with pytest.raises(BudgetExhaustedError):
         _utility.check_predictions(
+            Unreadable(),
             Unreadable(),
             np.zeros((1, 3)),
             np.zeros(1),
@@ -388,6 +395,7 @@ def test_check_of_predicted_classes_gives_no_verdict_under_large_noise():
             warnings.simplefilter("always")
             _utility.check_predictions(
                 X,
+                np.ones(100, dtype=np.intp),
                 np.ones((1, 1)),
                 np.zeros(1),
                 privacy_filter=GaussianPrivacyFilter(1.0),
@@ -452,24 +460,83 @@ def test_regression_with_fitting_bounds_is_silent_and_charged(Estimator):
 
 @pytest.mark.parametrize("neighboring, factor", [("add_remove", 1.0), ("replace", 2.0)])
 def test_residual_check_noise_follows_the_sensitivity(neighboring, factor):
-    # One row's (v, v^2, e^2 / 4) has norm at most sqrt(3); replace-one moves
-    # two rows' worth. The noisy R^2 is recomputed from sums + sigma.
+    # The centring sum of v (|v| <= 1): sensitivity 1, 2 under replace-one; the
+    # two counts of rows: each moves by at most 1 under both relations, L2
+    # sqrt(2). The noise drawn is +1 std for each release (_OnesGenerator).
     X = np.array([[1.0], [-1.0], [0.5], [0.0]])
     y = np.array([0.8, -0.6, 0.3, 0.1])
     coef, intercept = np.array([[0.5]]), np.array([0.05])
     z = 0.01
     privacy_filter = GaussianPrivacyFilter(200.0)
-    r2 = _utility.check_residuals(
+    far, wins = _utility.check_residuals(
         X, y, coef, intercept, neighboring=neighboring,
         privacy_filter=privacy_filter, noise_multiplier=z, rng=_OnesGenerator(),
         n_samples=4, stacklevel=1,
     )  # fmt: skip
-    sigma = factor * math.sqrt(3.0) * z
-    e = y - np.clip(X[:, 0] * 0.5 + 0.05, -1, 1)
-    s1, s2, s3 = y.sum() + sigma, (y * y).sum() + sigma, (e * e).sum() / 4 + sigma
-    ss_tot = s2 - (s1 / 4) * s1
-    assert r2 == pytest.approx(1 - 4 * s3 / ss_tot)
+    z_centre = z / math.sqrt(_utility.CENTRE_PART)
+    z_counts = z / math.sqrt(1 - _utility.CENTRE_PART)
+    centre = (y.sum() + factor * z_centre) / 4
+    spread = np.abs(y - centre)
+    pred = np.clip(X[:, 0] * 0.5 + 0.05, -1, 1)
+    std = math.sqrt(2.0) * z_counts  # the same under both relations
+    assert far == pytest.approx((spread > _utility.NARROW_TARGET_SPREAD).sum() + std)
+    assert wins == pytest.approx((np.abs(y - pred) < spread).sum() + std)
+    # One record for both releases: 1 / z^2 = 1 / z_centre^2 + 1 / z_counts^2.
     assert privacy_filter.mu_spent == pytest.approx(1 / z)
+
+
+def _count_pairs(neighboring):
+    """Every pair of rows (v, prediction) of a grid, as neighbours differ."""
+    grid = [(v, p) for v in (-1.0, -0.05, 0.0, 0.5, 1.0) for p in (-1.0, 0.0, 1.0)]
+    if neighboring == "add_remove":
+        return [(row, None) for row in grid]
+    return [(a, b) for a in grid for b in grid]
+
+
+@pytest.mark.parametrize("neighboring", ["add_remove", "replace"])
+def test_residual_counts_sensitivity_is_attained(neighboring):
+    # The claimed L2 sensitivity of the two counts, sqrt(2) under both
+    # relations, bounds every pair and is attained; and the centring sum's
+    # factor (SENSITIVITY_FACTOR) doubles under replace-one.
+    centre = 0.0
+
+    def term(row):
+        if row is None:
+            return np.zeros(2)
+        v, p = row
+        spread = abs(v - centre)
+        return np.array([spread > 0.1, abs(v - p) < spread], dtype=float)
+
+    changes = [np.linalg.norm(term(a) - term(b)) for a, b in _count_pairs(neighboring)]
+    assert max(changes) == pytest.approx(_utility._COUNTS_SENSITIVITY)
+    sums = [
+        abs(a[0] - (0.0 if b is None else b[0])) for a, b in _count_pairs(neighboring)
+    ]
+    expected = {"add_remove": 1.0, "replace": 2.0}[neighboring]
+    assert max(sums) == pytest.approx(expected)
+    assert _public_size.SENSITIVITY_FACTOR[neighboring] == expected
+
+
+def test_diabetes_with_ten_times_too_wide_bounds_warns():
+    # Issue 43 item 3: on diabetes (331 training rows) R^2 of -3 to -12 with
+    # y_bounds ten times too wide passed the former residual sums silently;
+    # the counts of rows see it. Bounds that fit stay silent.
+    X, y = load_diabetes(return_X_y=True)
+    X = StandardScaler().fit_transform(X[:331]) / math.sqrt(10)
+    y = y[:331]
+    warned = 0
+    for seed in range(4):
+        wide = DPLinearRegression(
+            epsilon=3.0, delta=1e-6, y_bounds=(-1e3, 1e3), random_state=seed
+        )
+        warned += bool(_utility_warnings(wide, X, y))
+        assert wide.score(X, y) < 0
+        fits = DPLinearRegression(
+            epsilon=3.0, delta=1e-6, y_bounds=(25, 346), random_state=seed
+        )
+        assert _utility_warnings(fits, X, y) == []
+        assert fits.score(X, y) > 0.2
+    assert warned >= 2
 
 
 def test_residual_check_warns_on_a_model_worse_than_the_constant():
@@ -501,3 +568,91 @@ def test_regression_check_can_be_turned_off():
     assert len(off.ledger_) == len(on.ledger_) - 1
     assert off.noise_multipliers_[0] < on.noise_multipliers_[0]
     assert off.epsilon_ == pytest.approx(on.epsilon_)
+
+
+def _gain_row(label, right, n_classes):
+    """One row's term of the accuracy gains: [right] - [label = k] for each k."""
+    return float(right) - (np.arange(n_classes) == label)
+
+
+@pytest.mark.parametrize("n_classes", [2, 3, 10])
+@pytest.mark.parametrize("neighboring", ["add_remove", "replace"])
+def test_accuracy_gain_sensitivity_is_attained_by_a_worst_pair(neighboring, n_classes):
+    # Every row type (label, right or wrong); add/remove adds one row, replace
+    # swaps one for another. The claimed L2 sensitivity must bound every pair
+    # and be attained: a missing factor (e.g. the add/remove value used under
+    # replace-one, half of it for binary problems) fails one of the two.
+    rows = [_gain_row(k, r, n_classes) for k in range(n_classes) for r in (0, 1)]
+    if neighboring == "add_remove":
+        changes = [np.linalg.norm(g) for g in rows]
+    else:
+        changes = [np.linalg.norm(a - b) for a in rows for b in rows]
+    claimed = _utility.gain_sensitivity(n_classes, neighboring)
+    assert max(changes) == pytest.approx(claimed)
+    if n_classes == 2:
+        assert _utility.gain_sensitivity(2, "replace") == 2.0
+        assert _utility.gain_sensitivity(2, "add_remove") == 1.0
+    # The released sums change by exactly a row's term (noise set to zero).
+    y = np.array([0, 1, 1, 0, 2 % n_classes])
+    predicted = np.array([0, 1, 0, 1, 0])
+    zero = {
+        "neighboring": neighboring,
+        "noise_multiplier": 0.0,
+        "rng": _OnesGenerator(),
+    }
+    base = _utility.noisy_accuracy_gains(predicted, y, n_classes, **zero)
+    more = _utility.noisy_accuracy_gains(
+        np.append(predicted, 1), np.append(y, 0), n_classes, **zero
+    )
+    np.testing.assert_allclose(more - base, _gain_row(0, False, n_classes))
+
+
+@pytest.mark.parametrize("neighboring, factor", [("add_remove", 1.0), ("replace", 2.0)])
+def test_accuracy_gain_noise_follows_the_sensitivity(neighboring, factor):
+    y, predicted = np.array([0, 0, 1, 1, 0]), np.array([0, 1, 1, 1, 0])
+    gains = _utility.noisy_accuracy_gains(
+        predicted, y, 2, neighboring=neighboring, noise_multiplier=5.0,
+        rng=_OnesGenerator(),
+    )  # fmt: skip
+    # 4 right predictions, less 3 and 2 rows of each class.
+    np.testing.assert_allclose(gains - [1.0, 2.0], 5.0 * factor)
+
+
+def _imbalanced_predictions(true_positives, n=10_000, positives=1500, flagged=1000):
+    """Rows, labels and a model flagging ``flagged`` rows, ``true_positives`` right.
+
+    The majority class (0) holds 85% of the rows: the model predicts both
+    classes, and its accuracy is 85% + (2 true_positives - flagged) / n.
+    """
+    y = np.zeros(n, dtype=np.intp)
+    y[:positives] = 1
+    predicted = np.zeros(n, dtype=bool)
+    predicted[:true_positives] = True
+    predicted[positives : positives + flagged - true_positives] = True
+    X = np.where(predicted, 1.0, -1.0)[:, None]
+    return X, y
+
+
+@pytest.mark.parametrize("true_positives, warned", [(550, True), (900, False)])
+def test_model_of_both_classes_no_better_than_the_majority_warns(
+    true_positives, warned
+):
+    # Bank on 10,000 rows at epsilon 1 and 3 (issue 43): models predicting both
+    # classes within a point of the majority class passed the check of the
+    # predicted classes. 550 of 1,000 flagged rows right: 1 point above the
+    # majority class (warned); 900 right: 8 points above it (silent).
+    X, y = _imbalanced_predictions(true_positives)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        counts, gains = _utility.check_predictions(
+            X, y, np.ones((1, 1)), np.zeros(1), neighboring="add_remove",
+            privacy_filter=GaussianPrivacyFilter(1.0), noise_multiplier=20.0,
+            rng=np.random.default_rng(0), n_samples=10_000, stacklevel=1,
+        )  # fmt: skip
+    messages = [str(w.message) for w in caught]
+    assert len(messages) == int(warned)
+    if warned:
+        assert "as accurate as predicting the majority class" in messages[0]
+        assert "one class" not in messages[0]
+    # Gains over class 0 (the majority) and class 1.
+    assert gains[0] == pytest.approx(2 * true_positives - 1000, abs=200)

@@ -266,14 +266,16 @@ default=%(solver_default)s
         when the fit is likely useless: after training, the classes the model
         predicts on the training rows, if one class takes all but 2% of them
         (no verdict when the counts' noise exceeds a tenth of the public
-        size); before it, the rows of norm above ``100 max(1, clip_norm)``,
+        size), and the right predictions less each class's rows, if the
+        model is surely less than 5 points more accurate than the majority
+        class there; before it, the rows of norm above ``100 max(1, clip_norm)``,
         named as the cause if most rows. Both are charged to the fit's filter
         before they read a row and recorded in ``ledger_``; the training keeps
         ``sqrt(0.9)`` of its ``mu`` and ``epsilon_`` is unchanged. False gives
         their share to the training. They run on full-batch fits with a
         data-independent schedule (Dask input included; not with
         ``batch_size`` or ``solver="snowball"``). Full-batch adaptive schedules
-        run the count of predicted classes only, on what their privacy filter
+        run the check of the predictions only, on what their privacy filter
         left when training stopped (their training is unchanged), and skip it
         when that affords no better than 17 times the usual noise. A free
         check from public quantities (``mu m / d'`` below a measured threshold) warns

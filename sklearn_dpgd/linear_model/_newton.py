@@ -140,7 +140,7 @@ def solve_newton(estimator, X, y_index, n_outputs, initial, seed, sample_weight=
     # iterations' (the docstring's promise; they once never ran here).
     hooks, mu_train = utility_checks(
         estimator, X, n_outputs=n_outputs, mu=mu, mu_train=mu_train,
-        adaptive=False, rng=rng, n_samples=m,
+        adaptive=False, rng=rng, n_samples=m, y=y_index,
     )  # fmt: skip
     before, after = hooks or (None, None)
     n_steps = (

@@ -125,11 +125,13 @@ _REGRESSION_PARAMS = """\
         line per step.
     utility_diagnostics : bool, default=True
         Spend 10% of the fit's ``mu^2`` (GDP, taken from the training's share:
-        ``epsilon_`` is unchanged) on a noisy residual check after training,
-        charged before it reads a row and recorded last in ``ledger_``; it
-        warns :class:`~sklearn_dpgd.exceptions.UtilityWarning` when the target
-        surely fills under a tenth of ``y_bounds`` or the model is no better
-        than predicting the mean. Full-batch fits only (adaptive schedules run
+        ``epsilon_`` is unchanged) on noisy counts of the training rows after
+        training, charged before they read a row and recorded last in
+        ``ledger_``; they warn :class:`~sklearn_dpgd.exceptions.UtilityWarning`
+        when surely under 30% of the rows lie farther than a tenth of the
+        half-width of ``y_bounds`` from the target's mean (the bounds are far
+        too wide), or the model fits surely under 45% of them better than the
+        mean. Full-batch fits only (adaptive schedules run
         it on what their filter left). False gives its share to the
         training.
     solver : {"gd", "pgd"}, default="gd"
