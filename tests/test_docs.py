@@ -57,6 +57,21 @@ _NO_LEAKS = (
 )
 
 
+# A block that shows a leak on purpose (the README's ledger of leaks) says so in
+# its first line; under _NO_LEAKS it runs with the leak warnings shown, not raised.
+_ON_PURPOSE = "# leaks on purpose"
+
+
+def _leaking_on_purpose(block, prelude):
+    if prelude != _NO_LEAKS or not block.startswith(_ON_PURPOSE):
+        return block
+    return (
+        'warnings.simplefilter("default", PrivacyLeakWarning)\n'
+        + block
+        + 'warnings.simplefilter("error", PrivacyLeakWarning)\n'
+    )
+
+
 def run_page(path, data_home, tmp_path, timeout, prelude=""):
     """Run the page's blocks in one fresh interpreter; fail with its output.
 
@@ -64,7 +79,10 @@ def run_page(path, data_home, tmp_path, timeout, prelude=""):
     """
     blocks = python_blocks(path)
     script = tmp_path / f"{Path(path).stem}_blocks.py"
-    script.write_text(prelude + "\n".join(blocks), encoding="utf-8")
+    script.write_text(
+        prelude + "\n".join(_leaking_on_purpose(b, prelude) for b in blocks),
+        encoding="utf-8",
+    )
     env = dict(
         os.environ,
         SKLEARN_DPGD_DATA=str(data_home),
