@@ -17,9 +17,9 @@ import math
 
 import numpy as np
 
-from .._base import FitResult, model_arrays
-from ..accounting import gdp_epsilon
+from .._base import model_arrays
 from ._progress import Deciles
+from ._result import gdp_fit_result
 
 # The three constants below were chosen on an 80/20 holdout of Adult's
 # *training* split (never its test split; 2 seeds, epsilon 0.1, 0.4, 1.6, among
@@ -188,20 +188,15 @@ def solve(
     coef, intercept = model_arrays(coef, intercept, dtype, fit_intercept)
     if diagnose is not None:
         diagnose(coef, intercept, privacy_filter=privacy_filter)
-    mu = privacy_filter.mu if adaptive_plan else privacy_filter.mu_spent
-    epsilon = gdp_epsilon(mu, float(delta))
-    if adaptive_plan and cap_epsilon is not None:
-        epsilon = min(epsilon, float(cap_epsilon))
-    return FitResult(
+    return gdp_fit_result(
+        privacy_filter,
+        adaptive_plan=adaptive_plan,
+        cap_epsilon=cap_epsilon,
+        delta=delta,
         coef=coef,
         intercept=intercept,
-        ledger=privacy_filter.ledger,
-        mu=mu,
-        epsilon=epsilon,
-        delta=float(delta),
         public_n_samples=oracle.n_samples,
         n_iter=n_steps,
-        learning_rates=None,
         noise_multipliers=privacy_filter.noise_multipliers[
             n_counted : n_counted + 2 * n_steps
         ],

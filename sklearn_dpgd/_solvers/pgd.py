@@ -29,9 +29,9 @@ import math
 import numpy as np
 from scipy.linalg import cho_factor, cho_solve, eigh
 
-from .._base import FitResult, model_arrays
-from ..accounting import gdp_epsilon
+from .._base import model_arrays
 from ._progress import Deciles
+from ._result import gdp_fit_result
 
 # The constants below were chosen on 80/20 holdouts of Adult's and Bank's
 # *training* splits (never their test splits; 6 seeds, epsilon 0.4, 1.6, 4,
@@ -271,20 +271,15 @@ def solve(
     if diagnostics is not None and diagnostics[1] is not None:
         diagnostics[1](coef, intercept, privacy_filter=privacy_filter)
     coef, intercept = model_arrays(coef, intercept, dtype, fit_intercept)
-    mu = privacy_filter.mu if adaptive_plan else privacy_filter.mu_spent
-    epsilon = gdp_epsilon(mu, float(delta))
-    if adaptive_plan and cap_epsilon is not None:
-        epsilon = min(epsilon, float(cap_epsilon))
-    return FitResult(
+    return gdp_fit_result(
+        privacy_filter,
+        adaptive_plan=adaptive_plan,
+        cap_epsilon=cap_epsilon,
+        delta=delta,
         coef=coef,
         intercept=intercept,
-        ledger=privacy_filter.ledger,
-        mu=mu,
-        epsilon=epsilon,
-        delta=float(delta),
         public_n_samples=oracle.n_samples,
         n_iter=n_steps,
-        learning_rates=None,
         noise_multipliers=np.asarray(privacy_filter.noise_multipliers)[
             first : first + 1 + n_steps
         ],
