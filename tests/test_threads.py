@@ -397,6 +397,10 @@ import json, os
 import numba
 import numpy as np
 from sklearn_dpgd import DPLogisticRegression
+# What a fit above the small-data threshold loads (with a cold Numba cache a
+# 2-step fit may run the NumPy twins only and start no threading layer; the
+# script's own numba.get_num_threads() below would then start Numba's default).
+import sklearn_dpgd._engine._kernels
 
 # What a Dask worker does: its nanny's env is applied after the user's script (and
 # so Numba) was imported.
