@@ -315,14 +315,15 @@ def _classify(frame):
             entry = TABLE.get((cls.__module__, cls.__name__))
             if entry is not None:
                 return entry[0], entry[1], type(owner).__name__, owner
-    if not hasattr(code, "co_qualname") and module in _TABLE_MODULES:
-        # Python 3.10: a closure (a decorator's wrapper) shows only its own name;
-        # in a module the table classifies, it is taken as part of its construct.
-        return None
     head = getattr(code, "co_qualname", code.co_name).partition(".")[0]
     if head.startswith("<"):
         return None  # an inline expression of a frame further up
     entry = TABLE.get((module, head))
+    if entry is None and not hasattr(code, "co_qualname") and module in _TABLE_MODULES:
+        # Python 3.10: a closure (a decorator's wrapper) shows only its own name;
+        # in a module the table classifies, it is taken as part of its construct
+        # (after the lookup: a top-level function's own name is its qualified one).
+        return None
     if entry is not None:
         # A function names its kind (its own name varies between the parent's
         # clone and the worker's fit, and one leak must be one key).

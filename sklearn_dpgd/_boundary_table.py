@@ -60,6 +60,9 @@ PLUMBING_MODULES = (
     "sklearn.utils._set_output",
     "sklearn.utils._metadata_requests",
     "sklearn.utils._available_if",
+    # Input checks, and (scikit-learn < 1.7) the keyword-only deprecation wrapper
+    # _deprecate_positional_args.<locals>.inner_f around public functions.
+    "sklearn.utils.validation",
     "sklearn.utils.metaestimators",
     # scikit-learn's estimator checks (check_estimator, parametrize_with_checks):
     # a developer's test harness fitting on synthetic data, not a construct of a

@@ -400,6 +400,10 @@ def test_auto_without_a_size_at_adults_scale_picks_pgd():
     assert pgd_module.auto_solver(est, X, 1, None, n_samples=32_561) == "gd"
 
 
+@pytest.mark.skipif(
+    int(np.__version__.split(".")[0]) < 2,
+    reason="pinned on numpy 2: older numpy sums in another order (last bits differ)",
+)
 def test_gd_keeps_todays_fits_bit_for_bit():
     # Recorded on main 98a88b3, before "pgd" and "auto" existed. Without the
     # utility diagnostics: this round moved their share of the budget from 1% to
