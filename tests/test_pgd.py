@@ -185,16 +185,6 @@ def test_clipped_gradient_worst_pairs(clip):
         np.testing.assert_allclose(noisy - D, factor * clip, rtol=1e-12)
 
 
-def test_gradient_clip_is_refused_for_the_softmax():
-    oracle = PrivateNewtonOracle(
-        BASE, np.array([0, 1, 2]), row_clip=1.0, sensitivity_factor=1.0,
-        fit_intercept=True, privacy_filter=_Filter(), rng=_ConstantNormals(0),
-        public_n_samples=3, n_outputs=3,
-    )  # fmt: skip
-    with pytest.raises(ValueError, match="gradient_clip needs n_outputs=1"):
-        oracle.noisy_gradient(np.zeros(12), 1.0, 0.5)
-
-
 # ---------------------------------------------------------------- accounting
 
 
@@ -457,12 +447,11 @@ def test_refusals_name_the_solver(data, make, match):
         _fit(make(), X, y)
 
 
-def test_refuses_multiclass_l1_and_wide_input(data):
+def test_refuses_l1_and_wide_input(data):
+    # Multiclass logistic fits are supported (tests/test_pgd_multiclass.py).
     X, y = data
     with pytest.raises(ValueError, match="l1_ratio=0.5 needs solver='gd'"):
         _fit(_model(l1_ratio=0.5), X, y)  # the shared penalty check, first
-    with pytest.raises(ValueError, match="solver='pgd' fits binary problems only"):
-        _fit(_model(classes=[0, 1, 2]), X, np.arange(len(y)) % 3)
     wide = sp.random(50, pgd_module.MAX_PGD_FEATURES + 1, density=0.01, random_state=0)
     with pytest.raises(ValueError, match="solver='pgd' accepts at most 512"):
         _fit(_model(), wide.tocsr(), np.arange(50) % 2)

@@ -74,7 +74,7 @@ def gradient_sum(
     loss="logistic", huber_width=0.0, norms=None,
 ):  # fmt: skip
     """``sum_i l'(m_i) (x) x~_i`` as ``(K, n_features + 1)`` (intercept column
-    0 without an intercept); with ``gradient_clip`` (``K = 1`` only), each
+    0 without an intercept); with ``gradient_clip``, each
     row's term scaled to norm at most ``gradient_clip``. ``l'`` is the
     softmax's ``p_i - e_{y_i}`` for ``K > 1``, else that of ``loss`` (one of
     :data:`GRADIENT_LOSSES`; :func:`_binary_residual`). ``norms``: the rows'
@@ -96,6 +96,14 @@ def gradient_sum(
         labels = np.asarray(y, dtype=np.int64)
         residual = probabilities(X, scale, theta, fit_intercept, k).copy()
         residual[np.arange(labels.shape[0]), labels] -= 1.0
+        if gradient_clip is not None:
+            # ||(pi_i - e_{y_i}) (x) x~_i|| = ||pi_i - e_{y_i}|| ||x~_i||.
+            if norms is None:
+                norms = clipped_norms(X, scale, fit_intercept)
+            norms = norms * np.sqrt(np.einsum("ij,ij->i", residual, residual))
+            residual *= np.minimum(1.0, gradient_clip / np.maximum(norms, 1e-300))[
+                :, None
+            ]
     grad = np.zeros((k, d + 1))
     grad[:, :d] = (X.T @ (residual * scale[:, None]).astype(X.dtype)).T
     if fit_intercept:

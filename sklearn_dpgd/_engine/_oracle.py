@@ -653,9 +653,9 @@ class PrivateNewtonOracle:
         """Private mean gradient ``(sum_i g_i + N(0, (z factor G)^2 I)) / m``.
 
         ``G`` is the bound of one row's gradient: ``R`` (sigmoid), ``sqrt(2)
-        R`` (softmax) or ``h R`` (Huber), or ``gradient_clip`` (``n_outputs ==
-        1``), to which each ``g_i`` is then scaled (its norm is at most ``G``
-        either way; the squared loss needs it).
+        R`` (softmax) or ``h R`` (Huber), or ``gradient_clip``, to which each
+        ``g_i`` (``(pi_i - e_{y_i}) (x) x~_i`` for the softmax) is then scaled
+        (its norm is at most ``G`` either way; the squared loss needs it).
 
         Parameters
         ----------
@@ -664,7 +664,8 @@ class PrivateNewtonOracle:
         noise_multiplier : float
             ``z`` > 0.
         gradient_clip : float or None, default=None
-            Per-row gradient norm bound ``> 0`` (``n_outputs == 1`` only).
+            Per-row gradient norm bound ``> 0``; the L2 sensitivity of the sum
+            is then ``factor min(G, gradient_clip)`` under either relation.
 
         Returns
         -------
@@ -676,13 +677,11 @@ class PrivateNewtonOracle:
         BudgetExhaustedError
             If the query would overspend; nothing is computed then.
         ValueError
-            If ``gradient_clip`` is given with ``n_outputs > 1``, or missing
-            for the squared loss (checked before the charge).
+            If ``gradient_clip`` is missing for the squared loss (checked
+            before the charge).
         """
         bound = self._gradient_bound
         if gradient_clip is not None:
-            if self.n_outputs > 1:  # the softmax sums do not clip
-                raise ValueError("gradient_clip needs n_outputs=1")
             bound = min(bound, float(gradient_clip))
         if not np.isfinite(bound):
             raise ValueError("the squared loss's gradient needs a gradient_clip")
