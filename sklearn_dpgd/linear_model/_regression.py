@@ -21,6 +21,7 @@ from .._boundary import add_secure_support, check_fit_boundary
 from .._engine._dask import check_regression_fit_data, is_dask_collection, map_rows
 from .._engine._randomness import draw_seed
 from .._sklearn_compat import Interval
+from .._warnings import warn_once
 from ..schedules import AdaptiveSchedule
 from ._base import _BaseDPLinearModel
 from ._docstrings import _PARAMS_PRIVACY
@@ -36,6 +37,8 @@ from ._weights import check_sample_weight
 # The parameters of the classifiers that have no meaning for a real target:
 # labels, class weights, the Snowball solver and its ball, and the penalty's
 # LogisticRegression spellings (the regressors take Ridge's ``alpha``).
+#: scikit-learn's ``HuberRegressor`` default ``epsilon`` (its threshold).
+SKLEARN_HUBER_EPSILON = 1.35
 _CLASSIFIER_ONLY = ("C", "l1_ratio", "classes", "class_weight", "solver", "radius")
 
 
@@ -374,7 +377,9 @@ class DPHuberRegressor(_BaseDPLinearRegressor):
         Huber's threshold, > 0, in units of the scaled target (``scale`` of
         ``y_bounds``, half their width with an intercept). It is scikit-learn's
         ``HuberRegressor(epsilon=...)`` times a scale fixed in advance: here
-        ``epsilon`` is the privacy budget, hence the other name. Residuals
+        ``epsilon`` is the privacy budget, hence the other name (a fit with
+        ``epsilon=1.35``, scikit-learn's Huber default, and the default
+        threshold warns that it spent 1.35 as the budget). Residuals
         beyond it count linearly. 0.25 was not tuned; large values (>= 2:
         the scaled target spans [-1, 1]) give
         :class:`DPLinearRegression`'s fit.
@@ -458,3 +463,18 @@ class DPHuberRegressor(_BaseDPLinearRegressor):
         super()._check_finite_params()
         if not np.isfinite(self.threshold):
             raise ValueError(f"threshold must be finite, got {self.threshold!r}.")
+        # scikit-learn's HuberRegressor(epsilon=1.35) habit: here that would be
+        # the privacy budget. Its default value with the default threshold is
+        # the habit's signature (a budget of exactly 1.35 chosen on purpose is
+        # rare); any other budget stays silent.
+        if self.epsilon == SKLEARN_HUBER_EPSILON and self.threshold == 0.25:
+            warn_once(
+                f"epsilon={SKLEARN_HUBER_EPSILON} is scikit-learn's HuberRegressor "
+                "default, but here epsilon is the privacy budget (1.35 was spent "
+                "as such). Huber's threshold is threshold= (default 0.25, in "
+                "units of the scaled target). If 1.35 is the budget you meant, filter "
+                "this warning.",
+                UserWarning,
+                stacklevel=4,
+                key="huber epsilon",
+            )
