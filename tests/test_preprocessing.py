@@ -8,6 +8,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.datasets import load_breast_cancer, load_digits
 from sklearn.exceptions import NotFittedError
 
 from sklearn_dpgd import BudgetExhaustedError, DPLogisticRegression, PrivacyLeakWarning
@@ -19,6 +20,8 @@ from sklearn_dpgd.accounting import (
     PrivacyLedger,
     gdp_mu,
 )
+from sklearn_dpgd.datasets import private_pipeline
+from sklearn_dpgd.linear_model._utility import ROW_NORM_LIMIT
 from sklearn_dpgd.pipeline import (
     PrivatePipeline,
     find_privacy_leaks,
@@ -129,7 +132,9 @@ def test_standard_scaler_noise_and_exact_output(neighboring, public_n, factor):
     noise = s.noise_std_ * rng.standard_normal(2 * d)
     u = np.clip(X, -2, 2) / 2
     mean_u = np.clip((u.sum(0) + noise[:d]) / m, -1, 1)
-    var_u = np.clip(((u * u - 0.5).sum(0) + noise[d:]) / m + 0.5 - mean_u**2, 1e-6, 1)
+    floor = max(1e-6, (s.noise_std_ / m) ** 2)
+    assert s.var_floor_ == pytest.approx(floor)
+    var_u = np.clip(((u * u - 0.5).sum(0) + noise[d:]) / m + 0.5 - mean_u**2, floor, 1)
     np.testing.assert_allclose(s.mean_, 2 * mean_u)
     np.testing.assert_allclose(s.var_, 4 * var_u)
     np.testing.assert_allclose(s.transform(X), (np.clip(X, -2, 2) - s.mean_) / s.scale_)
@@ -343,3 +348,30 @@ def test_onehot_declared_counts_noise_doubles_its_square_under_replace():
 def test_onehot_frequency_rules_are_validated(param, value):
     with pytest.raises(ValueError, match=param):
         DPOneHotEncoder(**{param: value}).fit(_rare_column())
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_standard_scaler_floor_keeps_rare_pixels_of_digits_bounded(seed):
+    # Digits' rare pixels are near-constant: a noisy variance near 0 gave them a
+    # scale of 0.008 (values near 2,000). The public floor bounds every value
+    # by 2 / sqrt(var_floor_) and the rows stay far below the utility check's
+    # "unscaled" norm of 100.
+    X, _ = load_digits(return_X_y=True)
+    s = _quiet(lambda: DPStandardScaler(bounds=(0, 16), random_state=seed).fit(X))
+    floor_scale = 8.0 * s.noise_std_ / s.public_n_samples_
+    assert s.scale_.min() >= floor_scale * (1 - 1e-12)
+    Z = s.transform(X)
+    assert np.abs(Z).max() <= 2.0 / math.sqrt(s.var_floor_) + 1e-9
+    assert np.linalg.norm(Z, axis=1).max() < ROW_NORM_LIMIT
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_standard_scaler_floor_on_the_breast_cancer_recipe(seed):
+    # The recipe's scaler once floored noisy variances at (1e-3 r)^2: scaled
+    # rows of norm 200-2,000, which the classifier's "rows look unscaled"
+    # check then flagged.
+    X, y = load_breast_cancer(return_X_y=True)
+    recipe = private_pipeline("breast_cancer", epsilon=1.0, random_state=seed)
+    steps = _quiet(lambda: recipe.fit(X, y)).named_steps
+    Z = steps["dpstandardscaler"].transform(steps["functiontransformer"].transform(X))
+    assert np.linalg.norm(Z, axis=1).max() < 30.0

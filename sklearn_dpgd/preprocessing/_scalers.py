@@ -17,6 +17,36 @@ from ._base import _SENSITIVITY_FACTOR, _check_bounds, _PrivateTransformer
 from ._quantiles import _dp_quantile
 
 
+def variance_floor(noise_std, n_samples):
+    """Public floor of :class:`DPStandardScaler`'s variances, in units of ``r^2``.
+
+    The noisy mean of a column mapped to ``[-1, 1]`` is ``s1 / m``, whose noise
+    has std ``noise_std / m`` (the noise of the sum divided by the public size);
+    the noisy variance ``s2 / m + 1/2 - mean^2`` has noise of the same std. A
+    scale below ``noise_std / m`` is smaller than the error of the centre it
+    divides: a near-constant column, or a noise draw that takes a variance
+    towards 0, would map that error alone far outside ``[-1, 1]`` (a floor of
+    ``1e-3 r`` made scaled values near 2,000 on the breast-cancer recipe and on
+    digits). So the scale is floored at ``noise_std / m`` (post-processing of
+    public quantities: the noise std and the public size), which bounds every
+    scaled value of a clipped column by ``2 m / noise_std`` (a clipped value is
+    within ``2 r`` of the mean).
+
+    Parameters
+    ----------
+    noise_std : float
+        Std of the Gaussian noise on each clipped sum (``noise_std_``), > 0.
+    n_samples : int
+        The public size ``m`` (``public_n_samples_``), >= 1.
+
+    Returns
+    -------
+    floor : float
+        ``min(1, max(1e-6, (noise_std / m)^2))``.
+    """
+    return min(1.0, max(1e-6, (noise_std / n_samples) ** 2))
+
+
 class DPMinMaxScaler(OneToOneFeatureMixin, _PrivateTransformer):
     """Clip each column to bounds and map it to ``[0, 1]``; private bounds.
 
@@ -222,7 +252,15 @@ class DPStandardScaler(OneToOneFeatureMixin, _PrivateTransformer):
     Attributes
     ----------
     mean_, var_, scale_ : ndarray of shape (n_features,)
-        DP mean, variance (floored at ``(1e-3 r)^2``) and ``sqrt(var_)``.
+        DP mean, variance and ``sqrt(var_)``. The variance is floored at
+        ``var_floor_ r^2`` (``r``: half the width of the column's bounds): a
+        scale below the std of the noisy mean cannot be told from 0, and
+        would blow the column's values up. Every scaled value of a clipped
+        column is then within ``2 / sqrt(var_floor_)``.
+    var_floor_ : float
+        ``(noise_std_ / public_n_samples_)^2`` (within ``[1e-6, 1]``): the
+        public floor of the variances in units of ``r^2``
+        (:func:`variance_floor`).
     noise_std_ : float
         Std of the Gaussian noise on each clipped sum (units of ``u``).
     public_n_samples_ : int
@@ -316,9 +354,10 @@ class DPStandardScaler(OneToOneFeatureMixin, _PrivateTransformer):
         s1 = u.sum(axis=0) + noise[:d]
         s2 = (u * u - 0.5).sum(axis=0) + noise[d:]
         # Post-processing of the noisy sums: means in [-1, 1], variances in
-        # [1e-6, 1] (units of r).
+        # [floor, 1] (units of r), the floor public (see variance_floor).
         mean_u = np.clip(s1 / m, -1.0, 1.0)
-        var_u = np.clip(s2 / m + 0.5 - mean_u**2, 1e-6, 1.0)
+        self.var_floor_ = variance_floor(self.noise_std_, m)
+        var_u = np.clip(s2 / m + 0.5 - mean_u**2, self.var_floor_, 1.0)
         self.mean_ = c + r * mean_u
         self.var_ = var_u * r * r
         self.scale_ = np.sqrt(self.var_)
