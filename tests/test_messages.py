@@ -5,12 +5,26 @@ silently set the privacy budget, and scikit-learn parameters this package does
 not have must raise a TypeError naming what to use instead.
 """
 
+import inspect
+import pickle
 import warnings
 
 import numpy as np
 import pytest
+from sklearn.base import clone
 
-from sklearn_dpgd import DPHuberRegressor
+from sklearn_dpgd import (
+    DPHuberRegressor,
+    DPHuberSVM,
+    DPLinearRegression,
+    DPLogisticRegression,
+)
+from sklearn_dpgd.baselines import (
+    OutputPerturbationClassifier,
+    PhasedLocalizationClassifier,
+)
+from sklearn_dpgd.model_selection import LinearScalingSearch, PrivateGridSearchCV
+from sklearn_dpgd.preprocessing import DPMinMaxScaler, DPStandardScaler
 
 
 def _regression_data():
@@ -39,3 +53,61 @@ def test_huber_other_budgets_or_an_explicit_threshold_stay_silent(params):
         warnings.simplefilter("always")
         est.fit(X, y)
     assert not [w for w in record if "HuberRegressor default" in str(w.message)]
+
+
+# Every public estimator, with a parameter of scikit-learn's counterpart it
+# lacks and the replacement its TypeError must name (None: none to name).
+_SKLEARN_HABITS = [
+    (DPLogisticRegression, "penalty", "l1", "l1_ratio"),
+    (DPLogisticRegression, "tol", 1e-4, "max_iter"),
+    (DPLogisticRegression, "n_jobs", 2, "NUMBA_NUM_THREADS"),
+    (DPLogisticRegression, "warm_start", True, "coef_init"),
+    (DPLogisticRegression, "dual", False, None),
+    (DPHuberSVM, "penalty", "l2", "C"),
+    (DPLinearRegression, "penalty", "l2", "alpha"),
+    (DPLinearRegression, "tol", 1e-4, "max_iter"),
+    (DPHuberRegressor, "warm_start", True, "coef_init"),
+    (OutputPerturbationClassifier, "n_jobs", 2, None),
+    (PhasedLocalizationClassifier, "tol", 1e-4, None),
+    (DPStandardScaler, "with_mean", False, "bounds"),
+    (DPMinMaxScaler, "feature_range", (0, 1), "bounds"),
+    (PrivateGridSearchCV, "scoring", "f1", "accuracy"),
+    (PrivateGridSearchCV, "refit", False, "refit_share"),
+    (PrivateGridSearchCV, "return_train_score", True, None),
+    (LinearScalingSearch, "scoring", "f1", None),
+]
+
+
+@pytest.mark.parametrize(
+    "cls, name, value, replacement",
+    _SKLEARN_HABITS,
+    ids=[f"{c.__name__}-{n}" for c, n, _, _ in _SKLEARN_HABITS],
+)
+def test_sklearn_parameters_raise_a_type_error_naming_the_replacement(
+    cls, name, value, replacement
+):
+    args = (DPLogisticRegression(),) if "Search" in cls.__name__ else ()
+    with pytest.raises(TypeError, match=f"unexpected keyword argument '{name}'") as err:
+        cls(*args, **{name: value})
+    assert "Coming from scikit-learn" in str(err.value)
+    if replacement is not None:
+        assert replacement in str(err.value)
+
+
+def test_unknown_parameters_keep_pythons_type_error():
+    with pytest.raises(TypeError) as err:
+        DPLogisticRegression(no_such_parameter=1)
+    assert "Coming from scikit-learn" not in str(err.value)
+
+
+def test_the_check_keeps_get_params_clone_and_pickle():
+    # The wrapped __init__ has the class's own signature: scikit-learn's
+    # get_params and clone see the parameters, and a parameter the class has
+    # (the search's n_jobs) is stored as given.
+    est = DPLogisticRegression(C=2.0, l1_ratio=0.5)
+    assert "C" in est.get_params() and "penalty" not in est.get_params()
+    assert clone(est).get_params() == est.get_params()
+    assert pickle.loads(pickle.dumps(est)).get_params() == est.get_params()
+    assert PrivateGridSearchCV(est, n_jobs=2).n_jobs == 2
+    signature = inspect.signature(DPLogisticRegression.__init__)
+    assert "penalty" not in signature.parameters and "C" in signature.parameters
