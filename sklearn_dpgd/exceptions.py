@@ -46,10 +46,11 @@ class UtilityWarning(UserWarning):
 
     Raised by the private classifiers' ``fit``, with the cause and the remedy in
     its message, when the budget's signal-to-noise (public quantities only) is
-    below the level where measured accuracy fell to the majority class's, when a
-    noisy count finds most rows unscaled, or when noisy counts show that the
-    model predicts one class for almost every training row. The last two are
-    private diagnostics charged to the fit's budget (``utility_diagnostics``;
+    below the level where measured accuracy fell to the majority class's, or
+    when noisy counts show that the model predicts one class for almost every
+    training row (naming unscaled rows as the likely cause when a noisy count
+    finds most rows unscaled). The counts are private diagnostics charged to
+    the fit's budget (``utility_diagnostics``;
     user guide, "Getting good accuracy"). The message quotes only public and
     noisy values.
     """

@@ -226,20 +226,21 @@ _PARAMS_OPTIMISER = """\
         schedules) with the noise multiplier and the norm of the noisy gradient
         (privatised values only); 2 or more: a line per step.
     utility_diagnostics : bool, default=True
-        Spend ``DIAGNOSTICS_SHARE`` (1%) of the fit's ``mu^2`` (GDP) on two
+        Spend ``DIAGNOSTICS_SHARE`` (10%) of the fit's ``mu^2`` (GDP) on two
         noisy counts that warn :class:`~sklearn_dpgd.exceptions.UtilityWarning`
-        when the fit is likely useless: before training, the rows of norm above
-        ``100 max(1, clip_norm)`` (unscaled features), if most rows; after it,
-        the classes the model predicts on the training rows, if one class takes
-        all but 2% of them. Both are charged to the fit's filter before they
-        read a row and recorded in ``ledger_``; the training keeps
-        ``sqrt(0.99)`` of its ``mu`` and ``epsilon_`` is unchanged. False gives
+        when the fit is likely useless: after training, the classes the model
+        predicts on the training rows, if one class takes all but 2% of them
+        (no verdict when the counts' noise exceeds a tenth of the public
+        size); before it, the rows of norm above ``100 max(1, clip_norm)``,
+        named as the cause if most rows. Both are charged to the fit's filter
+        before they read a row and recorded in ``ledger_``; the training keeps
+        ``sqrt(0.9)`` of its ``mu`` and ``epsilon_`` is unchanged. False gives
         their share to the training. They run on full-batch fits with a
         data-independent schedule (Dask input included; not with
         ``batch_size`` or ``solver="snowball"``). Full-batch adaptive schedules
         run the count of predicted classes only, on what their privacy filter
         left when training stopped (their training is unchanged), and skip it
-        when that affords no better than 4 times the usual noise. A free
+        when that affords no better than 17 times the usual noise. A free
         check from public quantities (``mu m / d'`` below a measured threshold) warns
         either way (user guide, "Getting good accuracy")."""
 
