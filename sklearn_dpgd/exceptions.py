@@ -49,8 +49,10 @@ class UtilityWarning(UserWarning):
     below the level where measured accuracy fell to the majority class's, or
     when noisy counts show that the model predicts one class for almost every
     training row (naming unscaled rows as the likely cause when a noisy count
-    finds most rows unscaled). The counts are private diagnostics charged to
-    the fit's budget (``utility_diagnostics``;
+    finds most rows unscaled). The regressors warn it when a noisy residual
+    check finds the model no better than predicting the mean, or the target
+    far narrower than ``y_bounds``. The counts and sums are private
+    diagnostics charged to the fit's budget (``utility_diagnostics``;
     user guide, "Getting good accuracy"). The message quotes only public and
     noisy values.
     """

@@ -258,6 +258,9 @@ def test_recorded_steps_compose_to_the_budget(data, neighboring, epsilon):
             neighboring=neighboring,
             public_n_samples=len(y),
             calibration=None,
+            # The iterations alone (the utility checks' records are tested in
+            # test_utility.py).
+            utility_diagnostics=False,
         ),
         X,
         y,

@@ -297,8 +297,12 @@ def test_full_batch_spend_matches_dp_accounting(Regressor):
     accountant = pld_privacy_accountant.PLDAccountant(
         value_discretization_interval=1e-4
     )
-    for z in reg.noise_multipliers_:
-        accountant.compose(dp_event.GaussianDpEvent(float(z)))
+    # The whole ledger: the training steps and the residual check after them.
+    assert len(reg.ledger_) == 2 and reg.ledger_[0].count == len(reg.noise_multipliers_)
+    for record in reg.ledger_:
+        accountant.compose(
+            dp_event.GaussianDpEvent(float(record.noise_multiplier)), record.count
+        )
     assert accountant.get_epsilon(1e-6) == pytest.approx(1.0, abs=2e-3)
     assert reg.epsilon_ <= 1.0 + 1e-9
     assert ledger_epsilon(reg.ledger_, 1e-6) == pytest.approx(reg.epsilon_, rel=1e-9)

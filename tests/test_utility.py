@@ -15,7 +15,9 @@ from sklearn.preprocessing import Normalizer, StandardScaler
 
 from sklearn_dpgd import (
     BudgetExhaustedError,
+    DPHuberRegressor,
     DPHuberSVM,
+    DPLinearRegression,
     DPLogisticRegression,
     PrivacyLeakWarning,
     UtilityWarning,
@@ -393,3 +395,97 @@ def test_check_of_predicted_classes_gives_no_verdict_under_large_noise():
                 **kwargs,
             )
         assert len(caught) == expected
+
+
+def test_newton_solver_runs_the_checks_its_docstring_promises():
+    # Issue 43: solver="newton" fits below the majority class ran no check.
+    X, y = _noise_labels()
+    clf = DPLogisticRegression(
+        solver="newton", epsilon=1.0, delta=1e-6, classes=[0, 1], random_state=0
+    )
+    caught = _utility_warnings(clf, X, y)
+    assert any("one class for almost every" in str(w.message) for w in caught)
+    mu = gdp_mu(1.0, 1e-6)
+    z = _utility.diagnostics_noise_multiplier(mu)
+    z_rows = _utility.diagnostics_noise_multiplier(mu, _utility.ROW_COUNT_PART)
+    # The row count before the iterations, the class check last; within the
+    # budget, which the iterations' share makes room for.
+    assert clf.ledger_[1].noise_multiplier == pytest.approx(z_rows)
+    assert clf.ledger_[-1].noise_multiplier == pytest.approx(z)
+    spent = math.sqrt(sum(s.count / s.noise_multiplier**2 for s in clf.ledger_))
+    assert spent <= mu * (1 + 1e-9)
+    assert clf.epsilon_ <= 1.0
+    off = clone(clf).set_params(utility_diagnostics=False).fit(X, y)
+    assert len(off.ledger_) == len(clf.ledger_) - 2
+
+
+def _regression(n, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, 5)) / math.sqrt(5)
+    y = 100 + 30 * X @ np.array([1.0, -1.0, 0.5, 0.2, 0.0])
+    return X, y + 5 * rng.standard_normal(n)
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_regression_with_far_too_wide_y_bounds_warns(seed):
+    # Issue 43: y_bounds far wider than the target gave R^2 < 0, silently.
+    X, y = _regression(10_000, seed)
+    reg = DPLinearRegression(epsilon=1.0, y_bounds=(-1e4, 1e4), random_state=seed)
+    caught = _utility_warnings(reg, X, y)
+    assert reg.score(X, y) < 0
+    assert any("fills a small part of y_bounds" in str(w.message) for w in caught)
+
+
+@pytest.mark.parametrize("Estimator", [DPLinearRegression, DPHuberRegressor])
+def test_regression_with_fitting_bounds_is_silent_and_charged(Estimator):
+    X, y = _regression(2000)
+    for seed in range(3):
+        reg = Estimator(epsilon=1.0, delta=1e-6, y_bounds=(0, 200), random_state=seed)
+        assert _utility_warnings(reg, X, y) == []
+        assert reg.score(X, y) > 0.5
+    # The residual check is the last record, on the whole diagnostics share,
+    # within the fit's budget.
+    z = _utility.diagnostics_noise_multiplier(gdp_mu(1.0, 1e-6), part=1.0)
+    assert reg.ledger_[-1] == GaussianSteps(z)
+    assert reg.epsilon_ <= 1.0
+
+
+@pytest.mark.parametrize("neighboring, factor", [("add_remove", 1.0), ("replace", 2.0)])
+def test_residual_check_noise_follows_the_sensitivity(neighboring, factor):
+    # One row's (v, v^2, e^2 / 4) has norm at most sqrt(3); replace-one moves
+    # two rows' worth. The noisy R^2 is recomputed from sums + sigma.
+    X = np.array([[1.0], [-1.0], [0.5], [0.0]])
+    y = np.array([0.8, -0.6, 0.3, 0.1])
+    coef, intercept = np.array([[0.5]]), np.array([0.05])
+    z = 0.01
+    privacy_filter = GaussianPrivacyFilter(200.0)
+    r2 = _utility.check_residuals(
+        X, y, coef, intercept, neighboring=neighboring,
+        privacy_filter=privacy_filter, noise_multiplier=z, rng=_OnesGenerator(),
+        n_samples=4, stacklevel=1,
+    )  # fmt: skip
+    sigma = factor * math.sqrt(3.0) * z
+    e = y - np.clip(X[:, 0] * 0.5 + 0.05, -1, 1)
+    s1, s2, s3 = y.sum() + sigma, (y * y).sum() + sigma, (e * e).sum() / 4 + sigma
+    ss_tot = s2 - (s1 / 4) * s1
+    assert r2 == pytest.approx(1 - 4 * s3 / ss_tot)
+    assert privacy_filter.mu_spent == pytest.approx(1 / z)
+
+
+def test_residual_check_warns_on_a_model_worse_than_the_constant():
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, size=(2000, 1))
+    y = 0.8 * X[:, 0]
+    kwargs = dict(
+        neighboring="add_remove", noise_multiplier=1.0, rng=rng, n_samples=2000,
+        stacklevel=1,
+    )  # fmt: skip
+    for coef, expected in ((-0.8, 1), (0.8, 0)):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            _utility.check_residuals(
+                X, y, np.array([[coef]]), np.zeros(1),
+                privacy_filter=GaussianPrivacyFilter(10.0), **kwargs,
+            )  # fmt: skip
+        hits = [w for w in caught if "predicting a constant" in str(w.message)]
+        assert len(hits) == expected

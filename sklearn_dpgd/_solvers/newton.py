@@ -111,6 +111,7 @@ def solve(
     adaptive_plan=False,
     cap_epsilon=None,
     calibrate=None,
+    diagnose=None,
 ):
     """Run ``n_steps`` private damped Newton iterations and account for them.
 
@@ -145,6 +146,10 @@ def solve(
         The epsilon the cap was calibrated to.
     calibrate : callable or None, default=None
         Private temperature scaling run on the same filter afterwards.
+    diagnose : callable or None, default=None
+        ``diagnose(coef, intercept, privacy_filter=...)``, run last on the same
+        filter with the released arrays (the utility check of the predicted
+        classes, as in :func:`sklearn_dpgd._solvers.gd.solve`).
 
     Returns
     -------
@@ -181,6 +186,8 @@ def solve(
             coef, intercept, privacy_filter=privacy_filter
         )
     coef, intercept = model_arrays(coef, intercept, dtype, fit_intercept)
+    if diagnose is not None:
+        diagnose(coef, intercept, privacy_filter=privacy_filter)
     mu = privacy_filter.mu if adaptive_plan else privacy_filter.mu_spent
     epsilon = gdp_epsilon(mu, float(delta))
     if adaptive_plan and cap_epsilon is not None:

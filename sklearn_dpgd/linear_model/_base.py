@@ -377,7 +377,7 @@ class _BaseDPLinearModel(NotFittedAttributesMixin, BaseEstimator):
         diagnostics, mu_train = utility_checks(
             self, X, n_outputs=n_outputs, mu=mu, mu_train=mu_train,
             adaptive=adaptive, rng=rng, n_samples=m,
-            sampling_rate=schedule.sampling_rate if adaptive else 1.0,
+            sampling_rate=schedule.sampling_rate if adaptive else 1.0, y=y_index,
         )  # fmt: skip
         calibrate, normalized, context = self._setting(
             schedule, mu, mu_train, z_count, m, X.shape[1], n_outputs

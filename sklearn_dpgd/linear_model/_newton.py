@@ -22,6 +22,7 @@ from .._solvers import newton as newton_solver
 from ..accounting import GaussianPrivacyFilter, GaussianSteps
 from ._calibration import CALIBRATION_SHARE
 from ._penalty import penalty_strength
+from ._utility import utility_checks
 
 __all__ = ["MAX_NEWTON_FEATURES", "MAX_NEWTON_PARAMS", "check_newton", "solve_newton"]
 
@@ -135,6 +136,13 @@ def solve_newton(estimator, X, y_index, n_outputs, initial, seed, sample_weight=
     )
     if calibrate:
         mu_train = math.sqrt(mu_train**2 - CALIBRATION_SHARE * mu**2)
+    # The utility checks, as for solver="gd": their share comes off the
+    # iterations' (the docstring's promise; they once never ran here).
+    hooks, mu_train = utility_checks(
+        estimator, X, n_outputs=n_outputs, mu=mu, mu_train=mu_train,
+        adaptive=False, rng=rng, n_samples=m,
+    )  # fmt: skip
+    before, after = hooks or (None, None)
     n_steps = (
         newton_solver.NEWTON_STEPS
         if estimator.max_iter == "auto"
@@ -149,6 +157,8 @@ def solve_newton(estimator, X, y_index, n_outputs, initial, seed, sample_weight=
     if z_count is not None:
         privacy_filter.charge(GaussianSteps(z_count))
     row_clip = 1.0 if estimator.clip_norm == "auto" else float(estimator.clip_norm)
+    if before is not None:  # charged to the filter before it reads a row
+        before(privacy_filter=privacy_filter, clip_norm=row_clip)
     oracle = PrivateNewtonOracle(
         X,
         y_index,
@@ -179,7 +189,7 @@ def solve_newton(estimator, X, y_index, n_outputs, initial, seed, sample_weight=
         dtype=X.dtype,
         fit_intercept=estimator.fit_intercept,
         delta=estimator.delta,
-        n_counted=int(z_count is not None),
+        n_counted=int(z_count is not None) + int(before is not None),
         adaptive_plan=z_count is not None,
         cap_epsilon=estimator.epsilon,
         calibrate=(
@@ -187,6 +197,7 @@ def solve_newton(estimator, X, y_index, n_outputs, initial, seed, sample_weight=
             if calibrate
             else None
         ),
+        diagnose=after,
     )
     ledger_charge.settle(planned if z_count is not None else result.ledger)
     outputs = {

@@ -41,7 +41,12 @@ _Y_BOUNDS = """\
         clipped to it (never checked against it: a refusal would tell whether
         some row lies outside) and it sets the scale of the fit (see above).
         Too wide a range costs utility (the scaled target is compressed towards
-        0), too narrow a range biases predictions towards its inside.
+        0), too narrow a range biases predictions towards its inside. A
+        full-batch fit spends 10% of its ``mu^2`` on a noisy residual check
+        (charged before it reads a row, last in ``ledger_``) that warns
+        :class:`~sklearn_dpgd.exceptions.UtilityWarning` when the target
+        surely fills under a tenth of the range, or when the model is no
+        better than predicting the mean (user guide, "Regression").
 """
 
 _REGRESSION_PARAMS = """\

@@ -69,6 +69,7 @@ from sklearn.base import is_regressor
 
 from .._base import linear_scores
 from .._engine._rows import row_norms
+from .._public_size import SENSITIVITY_FACTOR
 from .._warnings import warn_once
 from ..accounting import GaussianSteps
 from ..exceptions import UtilityWarning, WeakPrivacyWarning
@@ -79,10 +80,12 @@ __all__ = [
     "CONCLUSIVE_NOISE_SHARE",
     "MINORITY_SHARE",
     "MULTICLASS_SIGNAL_THRESHOLD",
+    "NARROW_TARGET_SPREAD",
     "ROW_NORM_LIMIT",
     "SIGNAL_THRESHOLD",
     "SLACK_NOISE_LIMIT",
     "check_predictions",
+    "check_residuals",
     "check_row_norms",
     "noisy_class_counts",
     "slack_noise_multiplier",
@@ -120,6 +123,9 @@ CONCLUSIVE_NOISE_SHARE = 0.1
 ROW_NORM_LIMIT = 100.0
 #: Warn when fewer than this share of the rows are predicted outside the top class.
 MINORITY_SHARE = 0.02
+#: A regressor warns when its scaled target's spread (root-mean-square distance
+#: to its mean) is surely below this share of the half-width of ``y_bounds``.
+NARROW_TARGET_SPREAD = 0.1
 #: An adaptive fit's check of the predicted classes runs on what its filter has
 #: left only if that affords a noise multiplier at most this many times the usual.
 SLACK_NOISE_LIMIT = 17.0
@@ -402,16 +408,164 @@ def check_predictions(
     return counts
 
 
+def check_residuals(
+    X,
+    y,
+    coef,
+    intercept,
+    *,
+    neighboring,
+    privacy_filter,
+    noise_multiplier,
+    rng,
+    n_samples,
+    stacklevel,
+):
+    """Noisy residual check of a regressor: warn if no better than a constant.
+
+    Charges ``privacy_filter`` one Gaussian step of ``noise_multiplier`` before
+    reading ``X`` or ``y`` (the model is already private: post-processing), then
+    releases the sums over the rows of ``(v, v^2, e^2 / 4)``, with ``v`` the
+    scaled target in ``[-1, 1]`` and ``e = v - clip(x . w + b, -1, 1)`` the
+    residual in ``[-2, 2]``: one row's vector has L2 norm at most ``sqrt(3)``,
+    the sensitivity under add/remove (twice it under replace-one). From them
+    (post-processing): the constant predictor's squared error
+    ``SS_tot = S2 - S1^2 / m`` and the model's ``SS_res = 4 S3``, whose
+    difference ``D`` has noise std ``sigma sqrt(17 + 4 mean^2)`` (``sigma``
+    the noise std of each sum). The warning fires when ``D`` is below minus
+    two of its stds (the model is worse than the constant: a model at least as
+    good is flagged with probability below 2.3%), or when ``D < 0`` and its
+    std is at most half of ``SS_tot`` (a conclusive "no better"). Before
+    those, a warning that ``y_bounds`` is too wide fires when ``SS_tot`` plus
+    two of its noise stds is below ``NARROW_TARGET_SPREAD^2 m``: the target's
+    spread is then surely under a tenth of the bounds' half-width, where the
+    residuals in these units are too small for the noise to show them.
+
+    Parameters
+    ----------
+    X : ndarray or sparse matrix of shape (n_samples, n_features)
+        The private training rows.
+    y : ndarray of shape (n_samples,)
+        The private scaled target, in ``[-1, 1]``.
+    coef : ndarray of shape (1, n_features)
+    intercept : ndarray of shape (1,)
+        The released model in the scaled target's units.
+    neighboring : {"add_remove", "replace"}
+    privacy_filter : GaussianPrivacyFilter
+    noise_multiplier : float
+        Noise std of each sum in units of the sensitivity.
+    rng : numpy.random.Generator or SecureGenerator
+    n_samples : int
+        The public size ``m``.
+    stacklevel : int
+
+    Returns
+    -------
+    r2 : float or None
+        The noisy R^2 ``1 - SS_res / SS_tot`` on the training rows (a private
+        release), None when the noisy ``SS_tot`` is not positive.
+    """
+    privacy_filter.charge(GaussianSteps(noise_multiplier))
+    scores = linear_scores(X, coef)[:, 0] + float(np.asarray(intercept)[0])
+    v = np.clip(y, -1.0, 1.0)
+    e = v - np.clip(scores, -1.0, 1.0)
+    sums = np.array(
+        [_computed(v.sum()), _computed((v * v).sum()), _computed((e * e).sum()) / 4.0],
+        dtype=float,
+    )
+    sigma = SENSITIVITY_FACTOR[neighboring] * math.sqrt(3.0) * noise_multiplier
+    s1, s2, s3 = sums + sigma * np.asarray(rng.standard_normal(3), dtype=float)
+    mean = min(1.0, max(-1.0, s1 / n_samples))
+    ss_tot, ss_res = s2 - mean * s1, 4.0 * s3
+    gap = ss_tot - ss_res
+    gap_std = sigma * math.sqrt(17.0 + 4.0 * mean * mean)
+    r2 = 1.0 - ss_res / ss_tot if ss_tot > 0 else None
+    worse = gap < -2.0 * gap_std
+    no_better = gap < 0 and gap_std <= 0.5 * max(ss_tot, 0.0)
+    # The target's spread around its mean, sure (two noise stds) to be under a
+    # tenth of the bounds' half-width: the gradients' signal is then under a
+    # tenth of what the bounds allow, and a residual check in these units
+    # cannot see errors that are large next to the target's own spread.
+    tot_std = sigma * math.sqrt(1.0 + 4.0 * mean * mean)
+    if ss_tot + 2.0 * tot_std < NARROW_TARGET_SPREAD**2 * n_samples:
+        warn_once(
+            "the target fills a small part of y_bounds: a noisy estimate puts the "
+            f"spread of the scaled target below {NARROW_TARGET_SPREAD:g} of the "
+            "bounds' half-width, so its signal is under that share of what the "
+            "bounds allow and the noise dominates the fit. Declare public "
+            "y_bounds close to the target's real range (from its meaning, not "
+            "from the data).",
+            UtilityWarning,
+            stacklevel=stacklevel + 1,
+            key="narrow target",
+        )
+    elif worse or no_better:
+        quoted = "" if r2 is None else f"noisy R^2 {r2:.2g}, "
+        warn_once(
+            "the model is no better than predicting a constant on its training "
+            f"rows ({quoted}noisy squared errors {max(ss_res, 0.0):.3g} against "
+            f"{max(ss_tot, 0.0):.3g} for the mean, noise std {gap_std:.2g}, in "
+            "units of the scaled target). Usual causes: y_bounds much wider than "
+            "the target (the scaled target then sits near 0, under the noise: "
+            "declare public bounds close to its real range), columns of very "
+            "different scales (scale them privately, e.g. DPStandardScaler), or "
+            "a budget too small for the rows and features.",
+            UtilityWarning,
+            stacklevel=stacklevel + 1,
+            key="constant predictor",
+        )
+    return r2
+
+
+def _regression_checks(
+    est, X, y, *, mu, mu_train, adaptive, rng, n_samples, sampling_rate
+):
+    """The residual check of a regressor's full-batch fit (the only one it runs).
+
+    The whole :data:`DIAGNOSTICS_SHARE` goes to it (no row count: a regressor's
+    warning has no class to name a cause for); adaptive fits run it on what
+    their filter left, as the classifiers' class check.
+    """
+    full_batch = est.batch_size is None or est.batch_size >= n_samples
+    if not (est.utility_diagnostics and full_batch and sampling_rate >= 1.0):
+        return None, mu_train
+    z = diagnostics_noise_multiplier(mu, part=1.0)
+
+    def after(coef, intercept, *, privacy_filter):
+        z_used = slack_noise_multiplier(privacy_filter, z) if adaptive else z
+        if z_used is None:
+            return None
+        return check_residuals(
+            X, y, coef, intercept, neighboring=est.neighboring,
+            privacy_filter=privacy_filter, noise_multiplier=z_used, rng=rng,
+            n_samples=n_samples, stacklevel=7,
+        )  # fmt: skip
+
+    if adaptive:
+        return (None, after), mu_train
+    return (None, after), math.sqrt(mu_train**2 - DIAGNOSTICS_SHARE * mu**2)
+
+
 def utility_checks(
-    est, X, *, n_outputs, mu, mu_train, adaptive, rng, n_samples, sampling_rate=1.0
+    est,
+    X,
+    *,
+    n_outputs,
+    mu,
+    mu_train,
+    adaptive,
+    rng,
+    n_samples,
+    sampling_rate=1.0,
+    y=None,
 ):
     """Run the free check; plan the private diagnostics of a gradient-descent fit.
 
     Parameters
     ----------
     est : DPLogisticRegression, DPHuberSVM or a regressor
-        The estimator being fitted (its public parameters only). Regressors get
-        neither check (``(None, mu_train)``).
+        The estimator being fitted (its public parameters only). Regressors run
+        the residual check only (:func:`check_residuals`, after training).
     X : ndarray, sparse matrix or dask array of shape (n_samples, n_features)
         The private rows (read only by the diagnostics, after their charge).
     n_outputs : int
@@ -424,6 +578,9 @@ def utility_checks(
         The public size ``m``.
     sampling_rate : float, default=1.0
         The adaptive schedule's sampling rate (1.0 for other schedules).
+    y : ndarray of shape (n_samples,) or None, default=None
+        A regressor's private scaled target (read only by its check, after its
+        charge).
 
     Returns
     -------
@@ -440,9 +597,10 @@ def utility_checks(
         when the diagnostics of a data-independent schedule run.
     """
     if is_regressor(est):
-        # Both checks are calibrated on classifiers (the majority class is their
-        # floor): a regressor runs neither, and its budget all goes to training.
-        return None, mu_train
+        return _regression_checks(
+            est, X, y, mu=mu, mu_train=mu_train, adaptive=adaptive, rng=rng,
+            n_samples=n_samples, sampling_rate=sampling_rate,
+        )  # fmt: skip
     # Multiclass fits: the unit per coefficient row (n_outputs left out), on
     # their own measured threshold (the majority class is 1 / K or so there).
     multiclass = n_outputs > 1
