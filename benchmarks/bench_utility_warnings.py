@@ -143,9 +143,8 @@ def run_fit(data, model, epsilon, seed):
 def _kind(message):
     for key, kind in (
         ("budget is too small", "signal"),
-        ("unscaled", "unscaled"),
+        ("rows look unscaled", "one class, unscaled rows"),
         ("one class", "one class"),
-        ("constant predictor", "residual"),
     ):
         if key in message:
             return kind
