@@ -489,3 +489,15 @@ def test_residual_check_warns_on_a_model_worse_than_the_constant():
             )  # fmt: skip
         hits = [w for w in caught if "predicting a constant" in str(w.message)]
         assert len(hits) == expected
+
+
+def test_regression_check_can_be_turned_off():
+    X, y = _regression(2000)
+    kwargs = dict(epsilon=1.0, delta=1e-6, y_bounds=(-1e4, 1e4), random_state=0)
+    off = DPLinearRegression(utility_diagnostics=False, **kwargs)
+    assert _utility_warnings(off, X, y) == []
+    on = DPLinearRegression(**kwargs).fit(X, y)
+    # Its share went back to the training: one record less, less noise.
+    assert len(off.ledger_) == len(on.ledger_) - 1
+    assert off.noise_multipliers_[0] < on.noise_multipliers_[0]
+    assert off.epsilon_ == pytest.approx(on.epsilon_)

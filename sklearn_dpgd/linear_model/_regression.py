@@ -330,6 +330,7 @@ class DPLinearRegression(_BaseDPLinearRegressor):
         random_state=None,
         secure_mode=False,
         verbose=0,
+        utility_diagnostics=True,
     ):
         self.epsilon = epsilon
         self.delta = delta
@@ -351,6 +352,7 @@ class DPLinearRegression(_BaseDPLinearRegressor):
         self.random_state = random_state
         self.secure_mode = secure_mode
         self.verbose = verbose
+        self.utility_diagnostics = utility_diagnostics
 
     def _huber_width(self):
         return 0.5  # unused by the squared loss (a number for the kernels)
@@ -433,6 +435,7 @@ class DPHuberRegressor(_BaseDPLinearRegressor):
         random_state=None,
         secure_mode=False,
         verbose=0,
+        utility_diagnostics=True,
     ):
         self.epsilon = epsilon
         self.delta = delta
@@ -455,6 +458,7 @@ class DPHuberRegressor(_BaseDPLinearRegressor):
         self.random_state = random_state
         self.secure_mode = secure_mode
         self.verbose = verbose
+        self.utility_diagnostics = utility_diagnostics
 
     def _huber_width(self):
         return float(self.threshold)

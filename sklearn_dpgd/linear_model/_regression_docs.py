@@ -41,12 +41,10 @@ _Y_BOUNDS = """\
         clipped to it (never checked against it: a refusal would tell whether
         some row lies outside) and it sets the scale of the fit (see above).
         Too wide a range costs utility (the scaled target is compressed towards
-        0), too narrow a range biases predictions towards its inside. A
-        full-batch fit spends 10% of its ``mu^2`` on a noisy residual check
-        (charged before it reads a row, last in ``ledger_``) that warns
-        :class:`~sklearn_dpgd.exceptions.UtilityWarning` when the target
-        surely fills under a tenth of the range, or when the model is no
-        better than predicting the mean (user guide, "Regression").
+        0), too narrow a range biases predictions towards its inside; a
+        target that surely fills under a tenth of it warns
+        :class:`~sklearn_dpgd.exceptions.UtilityWarning`
+        (``utility_diagnostics``).
 """
 
 _REGRESSION_PARAMS = """\
@@ -124,7 +122,16 @@ _REGRESSION_PARAMS = """\
         Mironov (CCS 2012); ``random_state`` is then ignored.
     verbose : int, default=0
         1: a line per tenth of the steps (privatised values only); 2 or more: a
-        line per step."""
+        line per step.
+    utility_diagnostics : bool, default=True
+        Spend 10% of the fit's ``mu^2`` (GDP, taken from the training's share:
+        ``epsilon_`` is unchanged) on a noisy residual check after training,
+        charged before it reads a row and recorded last in ``ledger_``; it
+        warns :class:`~sklearn_dpgd.exceptions.UtilityWarning` when the target
+        surely fills under a tenth of ``y_bounds`` or the model is no better
+        than predicting the mean. Full-batch fits only (adaptive schedules run
+        it on what their filter left). False gives its share to the
+        training."""
 
 _REGRESSION_ATTRIBUTES = """\
     Attributes
