@@ -54,6 +54,14 @@ SKLEARN_REPLACEMENTS = {
     "with_mean": (("bounds",), "the DP mean is always removed; declare bounds"),
     "with_std": (("bounds",), "the DP scale is always applied; declare bounds"),
     "feature_range": (("bounds", "bounds_range"), "the output range is [0, 1]"),
+    "handle_unknown": (
+        (),
+        "unknown, rare and missing values go to one <feature>_other column",
+    ),
+    "sparse_output": ((), "the output is a dense array of 0/1 floats"),
+    "drop": ((), "every category keeps its column, plus <feature>_other"),
+    "missing_values": (("strategy",), "the missing values are NaN"),
+    "add_indicator": ((), "no indicator columns: a count of them would be private"),
     "scoring": (
         (),
         f"{_SEARCH} of accuracy (R^2 for regressors) on a validation part, "

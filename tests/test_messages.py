@@ -24,7 +24,12 @@ from sklearn_dpgd.baselines import (
     PhasedLocalizationClassifier,
 )
 from sklearn_dpgd.model_selection import LinearScalingSearch, PrivateGridSearchCV
-from sklearn_dpgd.preprocessing import DPMinMaxScaler, DPStandardScaler
+from sklearn_dpgd.preprocessing import (
+    DPMinMaxScaler,
+    DPOneHotEncoder,
+    DPSimpleImputer,
+    DPStandardScaler,
+)
 
 
 def _regression_data():
@@ -71,6 +76,9 @@ _SKLEARN_HABITS = [
     (PhasedLocalizationClassifier, "tol", 1e-4, None),
     (DPStandardScaler, "with_mean", False, "bounds"),
     (DPMinMaxScaler, "feature_range", (0, 1), "bounds"),
+    (DPOneHotEncoder, "handle_unknown", "ignore", "_other"),
+    (DPOneHotEncoder, "sparse_output", False, None),
+    (DPSimpleImputer, "add_indicator", True, None),
     (PrivateGridSearchCV, "scoring", "f1", "accuracy"),
     (PrivateGridSearchCV, "refit", False, "refit_share"),
     (PrivateGridSearchCV, "return_train_score", True, None),
