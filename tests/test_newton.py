@@ -23,7 +23,7 @@ from sklearn.preprocessing import MinMaxScaler, Normalizer
 
 import sklearn_dpgd._engine._dask as _dask_module
 import sklearn_dpgd.linear_model._newton as newton_module
-from sklearn_dpgd import BudgetExhaustedError, DPHuberSVM, DPLogisticRegression
+from sklearn_dpgd import DPHuberSVM, DPLogisticRegression
 from sklearn_dpgd._engine._oracle import (
     PrivateNewtonOracle,
     newton_direction_sensitivity,
@@ -35,12 +35,12 @@ from sklearn_dpgd._solvers.newton import (
 )
 from sklearn_dpgd.accounting import (
     GaussianSteps,
-    PrivacyLedger,
-    gdp_epsilon,
     gdp_mu,
 )
 from sklearn_dpgd.audit import audit
 from sklearn_dpgd.model_selection import PrivateGridSearchCV
+
+from ._privacy_checks import assert_refused_before_the_oracle
 
 DELTA = 1e-6
 
@@ -310,20 +310,9 @@ def test_noisy_count_and_calibration_fit_in_the_budget(data):
 
 def test_ledger_refuses_before_the_oracle_is_built(data, monkeypatch):
     X, y = data
-
-    class _NoOracle:
-        def __init__(self, *args, **kwargs):
-            raise AssertionError("the oracle (the only reader of the data) was built")
-
-    ledger = PrivacyLedger(epsilon=1.0, delta=DELTA)
-    with ledger:
-        _fit(_model(epsilon=0.7), X, y)
-        before = ledger.entries
-        monkeypatch.setattr(newton_module, "PrivateNewtonOracle", _NoOracle)
-        with pytest.raises(BudgetExhaustedError, match="refused before reading"):
-            _fit(_model(epsilon=0.7), X, y)
-    assert ledger.entries == before
-    assert gdp_epsilon(math.sqrt(2) * gdp_mu(0.7, DELTA), DELTA) > 1.0
+    assert_refused_before_the_oracle(
+        lambda epsilon: _fit(_model(epsilon=epsilon), X, y), newton_module, monkeypatch, DELTA
+    )
 
 
 # ------------------------------------------------------------------ refusals

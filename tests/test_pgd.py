@@ -35,12 +35,14 @@ from sklearn_dpgd._solvers.pgd import (
     pgd_damping,
     pgd_noise_multipliers,
 )
-from sklearn_dpgd.accounting import GaussianSteps, PrivacyLedger, gdp_epsilon, gdp_mu
+from sklearn_dpgd.accounting import GaussianSteps, PrivacyLedger, gdp_mu
 from sklearn_dpgd.audit import audit
 from sklearn_dpgd.exceptions import UtilityWarning
 from sklearn_dpgd.model_selection import PrivateGridSearchCV
 from sklearn_dpgd.pipeline import make_private_pipeline
 from sklearn_dpgd.schedules._defaults import auto_clip_norm
+
+from ._privacy_checks import assert_refused_before_the_oracle
 
 DELTA = 1e-6
 
@@ -263,20 +265,9 @@ def test_noisy_count_fits_in_the_budget(data):
 
 def test_ledger_refuses_before_the_oracle_is_built(data, monkeypatch):
     X, y = data
-
-    class _NoOracle:
-        def __init__(self, *args, **kwargs):
-            raise AssertionError("the oracle (the only reader of the data) was built")
-
-    ledger = PrivacyLedger(epsilon=1.0, delta=DELTA)
-    with ledger:
-        _fit(_model(epsilon=0.7), X, y)
-        before = ledger.entries
-        monkeypatch.setattr(pgd_module, "PrivateNewtonOracle", _NoOracle)
-        with pytest.raises(BudgetExhaustedError, match="refused before reading"):
-            _fit(_model(epsilon=0.7), X, y)
-    assert ledger.entries == before
-    assert gdp_epsilon(math.sqrt(2) * gdp_mu(0.7, DELTA), DELTA) > 1.0
+    assert_refused_before_the_oracle(
+        lambda epsilon: _fit(_model(epsilon=epsilon), X, y), pgd_module, monkeypatch, DELTA
+    )
 
 
 # ------------------------------------------------------------- the auto rule

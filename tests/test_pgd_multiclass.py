@@ -20,7 +20,7 @@ from sklearn.datasets import make_classification
 from sklearn.preprocessing import Normalizer
 
 import sklearn_dpgd.linear_model._pgd as pgd_module
-from sklearn_dpgd import BudgetExhaustedError, DPLogisticRegression
+from sklearn_dpgd import DPLogisticRegression
 from sklearn_dpgd._engine._oracle import PrivateNewtonOracle
 from sklearn_dpgd._solvers.pgd import (
     MULTINOMIAL_CURVATURE,
@@ -28,7 +28,9 @@ from sklearn_dpgd._solvers.pgd import (
     multinomial_preconditioner,
     multinomial_solve,
 )
-from sklearn_dpgd.accounting import GaussianSteps, PrivacyLedger, gdp_mu
+from sklearn_dpgd.accounting import GaussianSteps, gdp_mu
+
+from ._privacy_checks import assert_refused_before_the_oracle
 
 DELTA = 1e-6
 K = 3
@@ -206,19 +208,9 @@ def test_multiclass_learns_and_noisy_count_fits(data):
 
 def test_multiclass_ledger_refuses_before_the_oracle_is_built(data, monkeypatch):
     X, y = data
-
-    class _NoOracle:
-        def __init__(self, *args, **kwargs):
-            raise AssertionError("the oracle (the only reader of the data) was built")
-
-    ledger = PrivacyLedger(epsilon=1.0, delta=DELTA)
-    with ledger:
-        _fit(_model(epsilon=0.7), X, y)
-        before = ledger.entries
-        monkeypatch.setattr(pgd_module, "PrivateNewtonOracle", _NoOracle)
-        with pytest.raises(BudgetExhaustedError, match="refused before reading"):
-            _fit(_model(epsilon=0.7), X, y)
-    assert ledger.entries == before
+    assert_refused_before_the_oracle(
+        lambda epsilon: _fit(_model(epsilon=epsilon), X, y), pgd_module, monkeypatch, DELTA
+    )
 
 
 def test_multiclass_dask_and_secure_mode(data):

@@ -26,12 +26,13 @@ import sklearn_dpgd.linear_model._pgd as pgd_module
 from sklearn_dpgd import BudgetExhaustedError, DPHuberRegressor, DPLinearRegression
 from sklearn_dpgd._engine._oracle import PrivateNewtonOracle, gram_sensitivity
 from sklearn_dpgd._solvers.pgd import PGD_CURVATURE, PGD_PLANS, pgd_damping
-from sklearn_dpgd.accounting import GaussianSteps, PrivacyLedger, gdp_epsilon, gdp_mu
+from sklearn_dpgd.accounting import GaussianSteps, gdp_mu
 from sklearn_dpgd.audit import audit
 from sklearn_dpgd.exceptions import UtilityWarning
 from sklearn_dpgd.model_selection import PrivateGridSearchCV
 from sklearn_dpgd.schedules import UniformSchedule
 
+from ._privacy_checks import assert_refused_before_the_oracle
 from .test_pgd import _ConstantNormals, _Filter
 
 DELTA = 1e-6
@@ -204,20 +205,9 @@ def test_noisy_count_fits_in_the_budget_and_clip_is_the_parameter(data):
 
 def test_ledger_refuses_before_the_oracle_is_built(data, monkeypatch):
     X, y = data
-
-    class _NoOracle:
-        def __init__(self, *args, **kwargs):
-            raise AssertionError("the oracle (the only reader of the data) was built")
-
-    ledger = PrivacyLedger(epsilon=1.0, delta=DELTA)
-    with ledger:
-        _fit(_model(epsilon=0.7), X, y)
-        before = ledger.entries
-        monkeypatch.setattr(pgd_module, "PrivateNewtonOracle", _NoOracle)
-        with pytest.raises(BudgetExhaustedError, match="refused before reading"):
-            _fit(_model(epsilon=0.7), X, y)
-    assert ledger.entries == before
-    assert gdp_epsilon(math.sqrt(2) * gdp_mu(0.7, DELTA), DELTA) > 1.0
+    assert_refused_before_the_oracle(
+        lambda epsilon: _fit(_model(epsilon=epsilon), X, y), pgd_module, monkeypatch, DELTA
+    )
 
 
 @pytest.mark.parametrize(
