@@ -140,6 +140,7 @@ def main():
         f"{'table':8s} {'eps':>4s} {'gd %':>11s} {'pgd %':>11s} {'diff':>6s} "
         f"{'sklearn':>6s} {'gd/skl':>8s} {'pgd/skl':>8s}"
         f"   ({'holdout of the training rows' if args.holdout else 'test split'}; "
+        f"{'default threads' if args.default_threads else 'one thread'}; "
         f"load {os.getloadavg()[0]:.1f})"
     )
     for name in args.tables.split(","):

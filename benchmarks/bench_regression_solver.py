@@ -177,7 +177,8 @@ def main():
         )
     losses = LOSSES if args.loss == "both" else {args.loss: LOSSES[args.loss]}
     print(
-        f"one thread; {args.seeds} seeds; load average {os.getloadavg()[0]:.2f}\n"
+        f"{'default threads' if args.default_threads else 'one thread'}; "
+        f"{args.seeds} seeds; load average {os.getloadavg()[0]:.2f}\n"
         "R^2: mean (standard error); time: median ratio to LinearRegression\n"
     )
     header = (
