@@ -8,12 +8,90 @@ without saying which (or how many) they are.
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import validate_data
+from sklearn.utils.validation import check_array as _sklearn_check_array
+from sklearn.utils.validation import validate_data as _sklearn_validate_data
 
 from ._warnings import warn_once
 from .exceptions import PrivacyLeakWarning
 
-__all__ = ["encode_labels", "validate_fit_data"]
+__all__ = ["check_array", "encode_labels", "validate_data", "validate_fit_data"]
+
+_RESHAPE = (
+    "Reshape your data either using array.reshape(-1, 1) if your data has a single "
+    "feature or array.reshape(1, -1) if it contains a single sample."
+)
+_NOT_SHOWN = " (The values are not shown: they are private data.)"
+# NumPy's and scikit-learn's messages that print the offending values (the
+# string that is not a number, the whole 1-D or complex array), and what the
+# package says instead: the same advice, no value.
+_VALUE_ECHOES = (
+    (
+        ("could not convert", "invalid literal"),
+        "The input holds a value that is not a number (a string?): encode the "
+        "categorical columns first (sklearn_dpgd.preprocessing.DPOneHotEncoder, "
+        "or DPTableVectorizer for a DataFrame).",
+    ),
+    (("Complex data not supported",), "Complex data not supported."),
+    (
+        ("Expected 2D array, got 1D array instead",),
+        "Expected 2D array, got 1D array instead. " + _RESHAPE,
+    ),
+    (
+        ("Expected 2D array, got scalar array instead",),
+        "Expected 2D array, got scalar array instead. " + _RESHAPE,
+    ),
+)
+
+
+def _without_values(exc):
+    """The message to raise instead of ``exc``'s, or None if it prints no value."""
+    text = str(exc)
+    for needles, message in _VALUE_ECHOES:
+        if any(needle in text for needle in needles):
+            return message + _NOT_SHOWN
+    return None
+
+
+def validate_data(*args, **kwargs):
+    """:func:`sklearn.utils.validation.validate_data`, with no data value in errors.
+
+    Same parameters and return values. NumPy's "could not convert string to
+    float: '...'" and scikit-learn's 1-D and complex-array errors print the
+    offending values, which are private data; those errors are raised again with
+    the same advice and no value (and without the original exception attached,
+    whose message would show it in a traceback). Other errors pass unchanged.
+
+    Raises
+    ------
+    ValueError
+        As :func:`sklearn.utils.validation.validate_data`.
+    """
+    try:
+        return _sklearn_validate_data(*args, **kwargs)
+    except ValueError as exc:
+        message = _without_values(exc)
+        if message is None:
+            raise
+    raise ValueError(message)
+
+
+def check_array(*args, **kwargs):
+    """:func:`sklearn.utils.check_array`, with no data value in errors.
+
+    As :func:`validate_data`: same parameters and return value.
+
+    Raises
+    ------
+    ValueError
+        As :func:`sklearn.utils.check_array`.
+    """
+    try:
+        return _sklearn_check_array(*args, **kwargs)
+    except ValueError as exc:
+        message = _without_values(exc)
+        if message is None:
+            raise
+    raise ValueError(message)
 
 
 def encode_labels(estimator, y, *, stacklevel=4):

@@ -31,9 +31,10 @@ from joblib import Parallel, delayed
 from scipy.stats import beta, norm
 from sklearn.base import clone, is_regressor
 from sklearn.pipeline import Pipeline
-from sklearn.utils import check_array, check_random_state, column_or_1d
+from sklearn.utils import check_random_state, column_or_1d
 from tqdm.auto import tqdm
 
+from ._validation import check_array
 from .accounting import gdp_mu
 from .exceptions import PrivacyLeakWarning, WeakPrivacyWarning
 from .pipeline import PrivatePipeline

@@ -7,7 +7,7 @@ from numbers import Integral, Real
 import numpy as np
 from scipy.special import expit, log_expit, log_softmax, softmax
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from .._boundary import charge_ledgers
 from .._engine._randomness import draw_seed, make_generator, spawn_seeds
@@ -15,7 +15,7 @@ from .._errors import NotFittedAttributesMixin
 from .._public_size import SENSITIVITY_FACTOR, resolve_public_size
 from .._sklearn_compat import Interval, StrOptions, available_if
 from .._solvers._erm import gradient_bound, release_budget
-from .._validation import validate_fit_data
+from .._validation import validate_data, validate_fit_data
 from .._warnings import warn_once
 from ..accounting import (
     _ledger_guard_state,

@@ -4,10 +4,11 @@ scores and predicted classes."""
 
 import numpy as np
 from sklearn.base import ClassifierMixin
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from .._base import linear_scores
 from .._engine._dask import is_dask_collection, map_rows
+from .._validation import validate_data
 from ._base import _BaseDPLinearModel
 
 

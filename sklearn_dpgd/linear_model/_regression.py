@@ -14,13 +14,14 @@ from numbers import Real
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import RegressorMixin, _fit_context
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from .._base import linear_scores, set_fitted
 from .._boundary import add_secure_support, check_fit_boundary
 from .._engine._dask import check_regression_fit_data, is_dask_collection, map_rows
 from .._engine._randomness import draw_seed
 from .._sklearn_compat import Interval, StrOptions
+from .._validation import validate_data
 from .._warnings import warn_once
 from ..schedules import AdaptiveSchedule
 from ._base import _BaseDPLinearModel

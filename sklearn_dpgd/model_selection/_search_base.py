@@ -26,7 +26,6 @@ from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import (
     _num_features,
     _num_samples,
-    check_array,
     check_is_fitted,
 )
 
@@ -41,6 +40,7 @@ from .._engine._secure import support_tv
 from .._errors import NotFittedAttributesMixin
 from .._public_size import resolve_public_size, split_count_budget
 from .._sklearn_compat import HasMethods, Interval
+from .._validation import check_array
 from ..accounting import (
     EpsilonDeltaRecord,
     GaussianSteps,

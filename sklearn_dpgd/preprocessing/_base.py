@@ -10,13 +10,13 @@ from numbers import Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
-from sklearn.utils.validation import validate_data
 
 from .._boundary import add_secure_support, charge_ledgers
 from .._engine._randomness import draw_seed, make_generator
 from .._errors import NotFittedAttributesMixin
 from .._public_size import SENSITIVITY_FACTOR
 from .._sklearn_compat import Interval, StrOptions
+from .._validation import validate_data
 from ..accounting import (
     EpsilonDeltaRecord,
     _ledger_guard_state,

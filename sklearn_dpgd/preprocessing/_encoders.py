@@ -7,10 +7,10 @@ import numpy as np
 from sklearn.utils.validation import (
     _check_feature_names_in,
     check_is_fitted,
-    validate_data,
 )
 
 from .._sklearn_compat import Interval, StrOptions
+from .._validation import validate_data
 from ..accounting import EpsilonDeltaRecord, GaussianSteps, gdp_mu
 from ._base import _PrivateTransformer
 from ._histogram import (

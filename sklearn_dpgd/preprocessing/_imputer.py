@@ -5,12 +5,10 @@ from numbers import Real
 
 import numpy as np
 from sklearn.base import OneToOneFeatureMixin
-from sklearn.utils.validation import (
-    check_is_fitted,
-    validate_data,
-)
+from sklearn.utils.validation import check_is_fitted
 
 from .._sklearn_compat import StrOptions
+from .._validation import validate_data
 from ..accounting import GaussianSteps, gdp_mu
 from ._base import _SENSITIVITY_FACTOR, _check_bounds, _PrivateTransformer
 
