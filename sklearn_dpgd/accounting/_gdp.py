@@ -168,6 +168,27 @@ def gdp_mu(epsilon, delta):
     """
     epsilon = _check_positive(epsilon, "epsilon")
     delta = _check_delta(delta)
+    key = (epsilon, delta)
+    mu = _MU_CACHE.get(key)
+    if mu is None:
+        if len(_MU_CACHE) >= _MU_CACHE_SIZE:
+            _MU_CACHE.clear()
+        mu = _MU_CACHE[key] = _gdp_mu(epsilon, delta)
+    return mu
+
+
+# gdp_mu's roots by (epsilon, delta): a fit asks for the same one up to six times
+# (budget, horizon, clip and step-size rules; 25 us each), a pipeline or a search
+# once per step and candidate. The keys are what callers pass: budgets (parameters
+# and their public shares) or a released epsilon_ (the audit), never an unnoised
+# value computed from data (tests/test_accounting_gdp.py fits on two tables and
+# finds the same keys). Only the public pair and its root are kept.
+_MU_CACHE = {}
+_MU_CACHE_SIZE = 256
+
+
+def _gdp_mu(epsilon, delta):
+    """:func:`gdp_mu` of validated floats, by root finding (uncached)."""
     hi = 1.0
     while _delta(hi, epsilon) <= delta:
         hi *= 2.0
