@@ -36,9 +36,14 @@ _RTOL = 4 * np.finfo(float).eps
 
 
 def _check_positive(value, name, *, allow_zero=False, allow_inf=False):
-    if isinstance(value, bool) or not isinstance(value, Real):
-        raise TypeError(f"{name} must be a real number, got {type(value).__name__}.")
-    value = float(value)
+    # A plain float skips the abstract-class check (a microsecond, and the
+    # ledger's records run this at every step of a fit).
+    if type(value) is not float:
+        if isinstance(value, bool) or not isinstance(value, Real):
+            raise TypeError(
+                f"{name} must be a real number, got {type(value).__name__}."
+            )
+        value = float(value)
     ok = value >= 0 if allow_zero else value > 0
     if math.isnan(value) or not ok or (math.isinf(value) and not allow_inf):
         bound = ">= 0" if allow_zero else "> 0"
