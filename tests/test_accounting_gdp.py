@@ -1,4 +1,5 @@
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -6,6 +7,7 @@ from scipy.stats import norm
 
 from sklearn_dpgd.accounting import (
     GaussianPrivacyFilter,
+    _gdp,
     calibrate_noise_multipliers,
     gdp_delta,
     gdp_epsilon,
@@ -14,6 +16,7 @@ from sklearn_dpgd.accounting import (
     gdp_to_zcdp,
     zcdp_epsilon,
 )
+from sklearn_dpgd.linear_model import DPLinearRegression, DPLogisticRegression
 
 MUS = [0.01, 0.05, 0.3, 1.0, 3.0, 10.0]
 EPSILONS = [0.05, 0.1, 0.2, 0.4, 0.8, 1.6, 8.0]
@@ -130,3 +133,46 @@ def test_type_errors():
         gdp_delta("1", 1.0)
     with pytest.raises(TypeError, match="delta"):
         gdp_epsilon(1.0, None)
+
+
+@pytest.mark.parametrize("epsilon", [0.1, 1.0, 3.7])
+@pytest.mark.parametrize("delta", [1e-10, 1e-5])
+def test_gdp_mu_cache_returns_the_root_finders_value(epsilon, delta):
+    _gdp._MU_CACHE.clear()
+    first = gdp_mu(epsilon, delta)  # computed
+    assert _gdp._MU_CACHE[(epsilon, delta)] == first
+    assert gdp_mu(epsilon, delta) == first  # cached
+    assert first == _gdp._gdp_mu(epsilon, delta)  # the uncached root, bit for bit
+    # Cached keys are validated floats: invalid arguments still raise.
+    with pytest.raises(TypeError, match="epsilon"):
+        gdp_mu(True, delta)
+    assert gdp_mu(np.float32(1.0), 1e-5) == gdp_mu(1, 1e-5) == _gdp._gdp_mu(1.0, 1e-5)
+
+
+def test_gdp_mu_cache_is_bounded():
+    _gdp._MU_CACHE.clear()
+    for i in range(_gdp._MU_CACHE_SIZE + 5):
+        gdp_mu(1.0 + i / 1024, 1e-5)
+    assert len(_gdp._MU_CACHE) <= _gdp._MU_CACHE_SIZE
+
+
+def test_gdp_mu_cache_keys_hold_no_value_of_the_data():
+    # Fits with the same parameters on two different tables (sizes, values,
+    # labels) must leave the same keys: only public budgets are cached, never a
+    # noisy or exact count or any other value read from the rows.
+    rng = np.random.default_rng(0)
+    keys = []
+    for n, d in ((300, 5), (517, 9)):
+        X = rng.normal(size=(n, d)) / np.sqrt(d)
+        y = (X[:, 0] + 0.3 * rng.normal(size=n) > 0).astype(int)
+        _gdp._MU_CACHE.clear()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            DPLogisticRegression(classes=[0, 1], epsilon=0.7, random_state=0).fit(X, y)
+            DPLinearRegression(epsilon=0.9, y_bounds=(-1.0, 1.0), random_state=0).fit(
+                X, X[:, 0]
+            )
+        keys.append(set(_gdp._MU_CACHE))
+    # The budgets, and public shares of them (the training's, after the count).
+    assert keys[0] == keys[1]
+    assert {0.7, 0.9} <= {eps for eps, _ in keys[0]}

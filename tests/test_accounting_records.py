@@ -54,3 +54,23 @@ def test_laplace_sparse_vector_rdp_is_the_smaller_valid_bound(q):
         ),
         rel=1e-12,
     )
+
+
+def test_gaussian_steps_fields_keep_their_type_checks_on_the_fast_path():
+    # Plain floats and ints skip the abstract-class checks; everything else is
+    # still checked, and stored as plain Python numbers.
+    record = GaussianSteps(np.float64(2.0), np.float32(0.5), np.int64(3))
+    fields = (record.noise_multiplier, record.sampling_rate, record.count)
+    assert fields == (2.0, 0.5, 3)
+    assert type(record.noise_multiplier) is float and type(record.count) is int
+    assert GaussianSteps(2, 1, 1) == GaussianSteps(2.0, 1.0, 1)
+    with pytest.raises(TypeError, match="noise_multiplier"):
+        GaussianSteps(True)
+    with pytest.raises(TypeError, match="sampling_rate"):
+        GaussianSteps(1.0, "1")
+    for count in (True, 2.0, 0, -1):
+        with pytest.raises(ValueError, match="count"):
+            GaussianSteps(1.0, 1.0, count)
+    for z in (0.0, -1.0, float("nan")):
+        with pytest.raises(ValueError, match="noise_multiplier"):
+            GaussianSteps(z)

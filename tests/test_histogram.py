@@ -19,3 +19,14 @@ def test_histogram_threshold_closed_form(d, neighboring):
     sens = math.sqrt(d) * (1.0 if neighboring == "add_remove" else math.sqrt(2))
     eps_g = eps + math.log1p(-delta / 2)
     assert gdp_delta(sens / sigma, eps_g) == pytest.approx(delta / 2, rel=1e-6)
+
+
+@pytest.mark.parametrize("delta", [1e-10, 1e-8, 1e-5, 0.3])
+@pytest.mark.parametrize("n_features", [1, 3, 14, 200])
+@pytest.mark.parametrize("neighboring", ["add_remove", "replace"])
+def test_threshold_is_scipy_norm_isf_bit_for_bit(delta, n_features, neighboring):
+    # The threshold's quantile is computed as -ndtri (what norm.isf computes,
+    # without its argument handling): the same float, so the same releases.
+    epsilon = 0.7
+    sigma, tau = stable_histogram_threshold(epsilon, delta, n_features, neighboring)
+    assert tau == 1.0 + sigma * float(norm.isf(delta / 2.0 / n_features))

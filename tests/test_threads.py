@@ -432,3 +432,23 @@ def test_numba_num_threads_set_after_import_is_honoured():
     assert proc.returncode == 0, proc.stderr[-3000:]
     # One thread, as asked after the import, on the layer chosen at import.
     assert json.loads(proc.stdout.strip().splitlines()[-1]) == [1, 1, "workqueue"]
+
+
+def _blas_threads():
+    return [i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"]
+
+
+@pytest.mark.parametrize("outside", [1, 2])
+def test_serial_blas_runs_one_thread_and_restores_the_count(outside):
+    # It sets only the libraries not already at one thread, and restores those.
+    with threadpool_limits(outside, user_api="blas"):
+        before = _blas_threads()
+        with _threads.serial_blas():
+            assert all(n == 1 for n in _blas_threads())
+            with _threads.serial_blas():  # nested: still one, and restored to one
+                pass
+            assert all(n == 1 for n in _blas_threads())
+        assert _blas_threads() == before
+        with pytest.raises(RuntimeError), _threads.serial_blas():
+            raise RuntimeError  # restored on errors too
+        assert _blas_threads() == before

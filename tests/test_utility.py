@@ -7,6 +7,8 @@ import warnings
 
 import numpy as np
 import pytest
+from scipy.special import ndtri
+from scipy.stats import norm
 from sklearn.base import clone
 from sklearn.datasets import (
     load_breast_cancer,
@@ -37,6 +39,7 @@ from sklearn_dpgd.accounting import (
 )
 from sklearn_dpgd.datasets import private_pipeline
 from sklearn_dpgd.linear_model import _utility
+from sklearn_dpgd.linear_model._prediction_checks import GAIN_FALSE_ALARM
 from sklearn_dpgd.preprocessing import DPMinMaxScaler
 from sklearn_dpgd.schedules import AdaptiveStepSchedule, LineSearchSchedule
 
@@ -656,3 +659,12 @@ def test_model_of_both_classes_no_better_than_the_majority_warns(
         assert "one class" not in messages[0]
     # Gains over class 0 (the majority) and class 1.
     assert gains[0] == pytest.approx(2 * true_positives - 1000, abs=200)
+
+
+def test_gain_margin_quantile_is_scipy_norm_isf_bit_for_bit():
+    # check_predictions takes its one-sided margin as -ndtri(q) (what
+    # scipy.stats.norm.isf computes, without its argument handling): the same
+    # float for every number of classes, so the same verdicts.
+    for k in range(2, 1001):
+        q = GAIN_FALSE_ALARM / k
+        assert float(-ndtri(q)) == float(norm.isf(q))

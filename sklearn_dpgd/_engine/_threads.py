@@ -370,6 +370,8 @@ class ThreadChooser:
 
 
 _controller = None
+# Its BLAS libraries (serial_blas), filtered once.
+_blas = None
 
 # True once num_threads has run (Numba's threads are then started).
 _started = False
@@ -524,23 +526,33 @@ def serial_blas():
     OpenBLAS's spinning threads made a 1,437 x 64 Hessian product 300 times slower
     than one thread (26,048 x 108: 15 times) and a 1,797 x 64 by 64 x 10 product
     20 times slower, and on two cores a second thread would gain at most a factor
-    2. The libraries are scanned once per process (``threadpoolctl``); setting and
-    restoring their thread count then costs about 10 us a block, against 40 us
-    for a ``threadpool_limits`` block.
+    2. The libraries are scanned once per process (``threadpoolctl``); a block
+    then reads each one's thread count and sets and restores only those not
+    already at one: about 2 us a block under ``threadpool_limits(1)``, 5 us
+    otherwise, against 40 us for a ``threadpool_limits`` block (the small fits'
+    twins enter one block per gradient sum).
 
     Yields
     ------
     None
     """
-    global _controller
-    if _controller is None:
-        _controller = ThreadpoolController()
-    libs = [lib for lib in _controller.lib_controllers if lib.user_api == "blas"]
-    before = [lib.get_num_threads() for lib in libs]
-    for lib in libs:
+    changed = [
+        (lib, n) for lib in _blas_libraries() if (n := lib.get_num_threads()) != 1
+    ]
+    for lib, _ in changed:
         lib.set_num_threads(1)
     try:
         yield
     finally:
-        for lib, n in zip(libs, before, strict=True):
+        for lib, n in changed:
             lib.set_num_threads(n)
+
+
+def _blas_libraries():
+    """The BLAS libraries' ``threadpoolctl`` controllers, scanned once per process."""
+    global _controller, _blas
+    if _blas is None:
+        if _controller is None:
+            _controller = ThreadpoolController()
+        _blas = [lib for lib in _controller.lib_controllers if lib.user_api == "blas"]
+    return _blas

@@ -170,8 +170,10 @@ def _selected(X, y, rows):
 
 
 def _product(A, B):
-    """``A @ B`` in float64, on one BLAS thread (``_threads.serial_blas``)."""
-    with np.errstate(over="ignore", invalid="ignore"), serial_blas():
+    """``A @ B`` in float64; the caller holds ``_threads.serial_blas`` (one block
+    per gradient or objective query, not per product: each costs microseconds,
+    as much as a product on a small table)."""
+    with np.errstate(over="ignore", invalid="ignore"):
         return np.asarray(A @ B, dtype=np.float64)
 
 
@@ -211,20 +213,21 @@ def clipped_gradient_sum(
         FAccT 2022, Algorithm 1), as the kernel's.
     """
     Xr, yr = _selected(X, y, rows)
-    M = _margins(Xr, W, b, fit_intercept)
-    with np.errstate(over="ignore", invalid="ignore"):
-        R, r_norm = _residuals(M, yr, loss, h)
-        g = r_norm * (norms if rows is None else norms[rows])
-        # C / max(g, C); a NaN norm (overflowed margin) drops the row.
-        scale = np.where(np.isnan(g), 0.0, clip_norm / np.maximum(g, clip_norm))
-    if weights is not None:
-        scale = scale * (weights if rows is None else weights[rows])
-    C = np.where(scale[:, None] == 0.0, 0.0, scale[:, None] * R)
-    out = np.empty((W.shape[0], W.shape[1] + 1))
-    if C.shape[1] == 1:
-        out[0, :-1] = _product(Xr.T, C[:, 0])
-    else:
-        out[:, :-1] = _product(Xr.T, C).T
+    with serial_blas():  # the two products' one BLAS thread
+        M = _margins(Xr, W, b, fit_intercept)
+        with np.errstate(over="ignore", invalid="ignore"):
+            R, r_norm = _residuals(M, yr, loss, h)
+            g = r_norm * (norms if rows is None else norms[rows])
+            # C / max(g, C); a NaN norm (overflowed margin) drops the row.
+            scale = np.where(np.isnan(g), 0.0, clip_norm / np.maximum(g, clip_norm))
+        if weights is not None:
+            scale = scale * (weights if rows is None else weights[rows])
+        C = np.where(scale[:, None] == 0.0, 0.0, scale[:, None] * R)
+        out = np.empty((W.shape[0], W.shape[1] + 1))
+        if C.shape[1] == 1:
+            out[0, :-1] = _product(Xr.T, C[:, 0])
+        else:
+            out[:, :-1] = _product(Xr.T, C).T
     out[:, -1] = C.sum(axis=0) if fit_intercept else 0.0
     return out
 
@@ -259,8 +262,9 @@ def clipped_objective_along(
     """
     Xr, yr = _selected(X, y, rows)
     wr = None if weights is None else (weights if rows is None else weights[rows])
-    U = _margins(Xr, W, b, fit_intercept)
-    V = _margins(Xr, D, db, fit_intercept)
+    with serial_blas():
+        U = _margins(Xr, W, b, fit_intercept)
+        V = _margins(Xr, D, db, fit_intercept)
     K = W.shape[0]
     out = np.empty(len(etas))
     with np.errstate(over="ignore", invalid="ignore"):

@@ -65,6 +65,8 @@ def _check_record(record, kinds):
 
 def _gaussian_record(filt, record, legacy):
     """The record of ``charge``; the deprecated ``(z, q)`` form warns and is wrapped."""
+    if type(record) is GaussianSteps and not legacy:
+        return record  # the usual case, without the abstract-class check below
     if isinstance(record, Real) and not isinstance(record, bool):
         name = type(filt).__name__
         _deprecated(

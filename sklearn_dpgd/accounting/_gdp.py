@@ -36,9 +36,14 @@ _RTOL = 4 * np.finfo(float).eps
 
 
 def _check_positive(value, name, *, allow_zero=False, allow_inf=False):
-    if isinstance(value, bool) or not isinstance(value, Real):
-        raise TypeError(f"{name} must be a real number, got {type(value).__name__}.")
-    value = float(value)
+    # A plain float skips the abstract-class check (a microsecond, and the
+    # ledger's records run this at every step of a fit).
+    if type(value) is not float:
+        if isinstance(value, bool) or not isinstance(value, Real):
+            raise TypeError(
+                f"{name} must be a real number, got {type(value).__name__}."
+            )
+        value = float(value)
     ok = value >= 0 if allow_zero else value > 0
     if math.isnan(value) or not ok or (math.isinf(value) and not allow_inf):
         bound = ">= 0" if allow_zero else "> 0"
@@ -168,6 +173,27 @@ def gdp_mu(epsilon, delta):
     """
     epsilon = _check_positive(epsilon, "epsilon")
     delta = _check_delta(delta)
+    key = (epsilon, delta)
+    mu = _MU_CACHE.get(key)
+    if mu is None:
+        if len(_MU_CACHE) >= _MU_CACHE_SIZE:
+            _MU_CACHE.clear()
+        mu = _MU_CACHE[key] = _gdp_mu(epsilon, delta)
+    return mu
+
+
+# gdp_mu's roots by (epsilon, delta): a fit asks for the same one up to six times
+# (budget, horizon, clip and step-size rules; 25 us each), a pipeline or a search
+# once per step and candidate. The keys are what callers pass: budgets (parameters
+# and their public shares) or a released epsilon_ (the audit), never an unnoised
+# value computed from data (tests/test_accounting_gdp.py fits on two tables and
+# finds the same keys). Only the public pair and its root are kept.
+_MU_CACHE = {}
+_MU_CACHE_SIZE = 256
+
+
+def _gdp_mu(epsilon, delta):
+    """:func:`gdp_mu` of validated floats, by root finding (uncached)."""
     hi = 1.0
     while _delta(hi, epsilon) <= delta:
         hi *= 2.0

@@ -349,7 +349,11 @@ def _check_rate_and_count(sampling_rate, count):
     q = _check_positive(sampling_rate, "sampling_rate")
     if q > 1:
         raise ValueError(f"sampling_rate must be in (0, 1], got {q!r}.")
-    if isinstance(count, bool) or not isinstance(count, Integral) or count < 1:
+    if type(count) is not int and (  # a plain int skips the abstract-class check
+        isinstance(count, bool) or not isinstance(count, Integral)
+    ):
+        raise ValueError(f"count must be an integer >= 1, got {count!r}.")
+    if count < 1:
         raise ValueError(f"count must be an integer >= 1, got {count!r}.")
 
 

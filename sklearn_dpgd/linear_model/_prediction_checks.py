@@ -12,7 +12,7 @@ and :func:`gain_sensitivity`.
 import math
 
 import numpy as np
-from scipy.stats import norm
+from scipy.special import ndtri
 
 from .._base import linear_scores
 from .._warnings import warn_once
@@ -252,7 +252,9 @@ def check_predictions(
     # The minimum of K noisy gains: a one-sided bound at GAIN_FALSE_ALARM / K
     # for each (union bound), so a model USEFUL_GAIN more accurate than every
     # constant predictor is warned with probability below GAIN_FALSE_ALARM.
-    margin = float(norm.isf(GAIN_FALSE_ALARM / n_classes))
+    # -ndtri(q) is norm.isf(q) (scipy's own definition) without the
+    # distribution object's argument handling (30 us a fit).
+    margin = float(-ndtri(GAIN_FALSE_ALARM / n_classes))
     no_gain = gain + margin * gain_std < USEFUL_GAIN * n_samples
     if not (one_class or no_gain):
         return counts, gains

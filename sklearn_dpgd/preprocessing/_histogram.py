@@ -11,7 +11,7 @@ import math
 import numbers
 from collections import Counter
 
-from scipy.stats import norm
+from scipy.special import ndtri
 
 from ..accounting import gdp_mu
 
@@ -80,7 +80,9 @@ def stable_histogram_threshold(epsilon, delta, n_features, neighboring="add_remo
     mu = gdp_mu(eps_g, delta - delta_thr)
     factor = 1.0 if neighboring == "add_remove" else math.sqrt(2.0)
     sigma = factor * math.sqrt(n_features) / mu
-    tau = 1.0 + sigma * float(norm.isf(delta_thr / n_features))
+    # -ndtri(q) is norm.isf(q) (scipy's own definition) without the
+    # distribution object's argument handling (30 us).
+    tau = 1.0 + sigma * float(-ndtri(delta_thr / n_features))
     return sigma, tau
 
 
