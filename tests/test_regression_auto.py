@@ -57,12 +57,12 @@ def _count(X):
 # ---------------------------------------------------- the count's sensitivity
 
 # Rows of norm 0, 1 (not long: Normalizer's output), just above 1, and 3.
-POOL = np.array([[0.0, 0.0], [0.6, 0.8], [0.6, 0.8 + 1e-6], [3.0, 0.0]])
+POOL = np.array([[0.0, 0.0], [0.6, 0.8], [0.6, 0.8 + 1e-5], [3.0, 0.0]])
 BASE = np.array([[1.0, 0.0], [2.0, 2.0], [0.3, 0.4]])
 
 
 def test_long_row_count_counts_rows_beyond_one_and_its_noise_is_z():
-    assert _count(POOL) == 2.0  # norm 1 is not long; 1 + 1e-6 is
+    assert _count(POOL) == 2.0  # norm 1 is not long; 1 + 8e-6 is
     z = long_row_noise_multiplier(0.5)
     assert noisy_long_row_count(POOL, z, _Normals(1.0)) == pytest.approx(2.0 + z)
     # The count's share of the fit's mu^2: z^-2 = LONG_ROW_SHARE mu^2.
@@ -163,6 +163,11 @@ def test_default_is_auto_pgd_on_unit_rows_and_gd_on_rows_of_norm_two(data, Regre
         assert reg.solver_ == "gd" and reg.ledger_[0].noise_multiplier > 1.0
     sparse = _fit(_model(Regressor, public_n_samples=N_ROWS), sp.csr_matrix(X), y)
     assert sparse.solver_ == "gd"
+    # Normalizer's float32 rows (norms up to 1 + 1.2e-7) are within norm 1.
+    single = Normalizer().fit_transform(X.astype(np.float32))
+    assert np.any(np.linalg.norm(single.astype(float), axis=1) > 1 + 1e-9)
+    fast32 = _fit(_model(Regressor, public_n_samples=N_ROWS), single, y)
+    assert fast32.solver_ == "pgd" and fast32.coef_.dtype == np.float32
 
 
 @pytest.mark.parametrize("neighboring", ["add_remove", "replace"])
