@@ -3,6 +3,7 @@
     python benchmarks/bench_regression_auto.py [--seeds 8] [--data-home DIR]
         [--loss squared|huber|both] [--only NAMES] [--default-threads]
     python benchmarks/bench_regression_auto.py --long-rows [--seeds 4]
+    python benchmarks/bench_regression_auto.py --wide [--seeds 2]
 
 For each data set, epsilon in {0.1, 0.5, 1, 4} and seed, three fits alternate in
 this one process, on one thread (``threadpoolctl.threadpool_limits(1)`` and
@@ -31,6 +32,13 @@ row norms 2.4-3.7).
 "pgd" minus "gd" test R^2 (``public_n_samples`` declared, epsilon 1) on the
 first synthetic table's unit rows with a share of the training and test rows
 (0.5% to 5%) multiplied by 2 or by 4.
+
+``--wide`` prints the study behind ``MIN_WIDTH_UNIT``: "pgd" minus "gd" test R^2
+(``public_n_samples`` declared) on isotropic ``make_regression`` tables
+(a quarter of the features informative, noise 10, unit rows, 80/20 holdouts)
+at budgets set to ratios ``mu m / w^1.5`` of 0.5 to 4: widths 101, 201 and 401,
+and 401 on 4,000 rows at 0.2 and 0.4 (the threshold was set on these), then 151
+and 301 at ratios 0.7 to 1.5 (a check on widths and tables it was not set on).
 """
 
 import argparse
@@ -57,6 +65,7 @@ from sklearn.preprocessing import Normalizer
 from threadpoolctl import threadpool_limits
 
 from sklearn_dpgd import DPLinearRegression
+from sklearn_dpgd.accounting import gdp_epsilon
 from sklearn_dpgd.datasets import load_adult
 from sklearn_dpgd.datasets._schema import _ADULT_CATEGORIES, _ADULT_RANGES
 from sklearn_dpgd.preprocessing import DPMinMaxScaler, DPOneHotEncoder
@@ -154,6 +163,47 @@ def _long_rows(seeds):
         )
 
 
+def _wide(seeds):
+    print(f"one thread; {seeds} seeds; R^2 pgd - gd, mean (min) over seeds\n")
+    print(f"{'w':>4s} {'m':>6s} {'ratio':>5s} {'eps':>6s} {'gd R^2':>7s}  pgd - gd")
+    grids = [
+        ((20_000, 400, 0), (0.5, 1.0, 2.0, 4.0)),
+        ((10_000, 200, 0), (0.5, 1.0, 2.0, 4.0)),
+        ((5_000, 100, 0), (0.5, 1.0, 2.0, 4.0)),
+        ((5_000, 400, 0), (0.2, 0.4)),
+        ((15_000, 300, 5), (0.7, 1.0, 1.5)),
+        ((8_000, 150, 5), (0.7, 1.0, 1.5)),
+    ]
+    for (n, d, data_seed), ratios in grids:
+        X, y = make_regression(
+            n_samples=n, n_features=d, n_informative=d // 4, noise=10.0,
+            random_state=data_seed,
+        )  # fmt: skip
+        X = Normalizer().fit_transform(X)
+        bound = float(np.ceil(np.abs(y).max() / 100) * 100)  # a round public bound
+        width, m = d + 1, int(0.8 * n)
+        for ratio in ratios:
+            epsilon = gdp_epsilon(ratio * width**1.5 / m, DELTA)
+            gaps = []
+            for seed in range(seeds):
+                X_tr, X_te, y_tr, y_te = train_test_split(
+                    X, y, test_size=0.2, random_state=seed
+                )
+                r2 = {}
+                for solver in ("gd", "pgd"):
+                    model = DPLinearRegression(
+                        epsilon=epsilon, delta=DELTA, y_bounds=(-bound, bound),
+                        solver=solver, public_n_samples=len(y_tr), random_state=seed,
+                    ).fit(X_tr, y_tr)  # fmt: skip
+                    r2[solver] = r2_score(y_te, model.predict(X_te))
+                gaps.append(r2["pgd"] - r2["gd"])
+            print(
+                f"{width:4d} {m:6d} {ratio:5.1f} {epsilon:6.2f} {r2['gd']:7.3f}  "
+                f"{np.mean(gaps):+.4f} ({np.min(gaps):+.4f})",
+                flush=True,
+            )
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=8)
@@ -161,16 +211,17 @@ def main():
     parser.add_argument("--loss", choices=("squared", "huber", "both"), default="both")
     parser.add_argument("--only", default=None, help="comma-separated data names")
     parser.add_argument("--long-rows", action="store_true", help="the share study")
+    parser.add_argument("--wide", action="store_true", help="the width study")
     parser.add_argument(
         "--default-threads",
         action="store_true",
         help="default BLAS and Numba threads (the table beside the one-thread one)",
     )
     args = parser.parse_args()
-    if args.long_rows:
+    if args.long_rows or args.wide:
         with threadpool_limits(1), warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            _long_rows(args.seeds)
+            (_long_rows if args.long_rows else _wide)(args.seeds)
         return
     datasets = {
         "synthetic": _synthetic(0, 30_000, 20, (-600.0, 600.0), n_informative=10,

@@ -29,9 +29,11 @@ from sklearn_dpgd.linear_model._regression_auto import (
     LONG_ROW_MIN_SIGNAL,
     LONG_ROW_SHARE,
     MAX_LONG_ROW_FRACTION,
+    MIN_WIDTH_UNIT,
     auto_regression_solver,
     long_row_noise_multiplier,
     noisy_long_row_count,
+    width_unit,
 )
 
 DELTA = 1e-6
@@ -111,9 +113,32 @@ def test_the_rule_reads_released_values_only():
     assert auto_regression_solver(mu, m, MAX_LONG_ROW_FRACTION * m + 1e-9) == "gd"
     assert auto_regression_solver(mu, m - 1, 0.0) == "gd"  # the count cannot decide
     assert auto_regression_solver(mu, 10**6, None) == "gd"
+    assert auto_regression_solver(mu, m, 0.0, MIN_WIDTH_UNIT) == "pgd"
+    assert auto_regression_solver(mu, m, 0.0, 0.999 * MIN_WIDTH_UNIT) == "gd"
     # The signal threshold: the count's noise std is half the tolerated rows.
     z = long_row_noise_multiplier(mu)
     assert MAX_LONG_ROW_FRACTION * LONG_ROW_MIN_SIGNAL / mu == pytest.approx(2 * z)
+
+
+def test_width_unit_is_the_budget_for_the_width():
+    # mu m / (s w^1.5): replace-one doubles the Gram's noise, so halves it.
+    assert width_unit(2.0, 1000, 24, True, "add_remove") == pytest.approx(16.0)
+    assert width_unit(2.0, 1000, 24, True, "replace") == pytest.approx(8.0)
+    assert width_unit(2.0, 1000, 25, False, "add_remove") == pytest.approx(16.0)
+
+
+def test_wide_tables_need_the_budget_for_their_width():
+    # 151 columns, 3,400 rows at epsilon 4: mu m / w^1.5 = 1.54 under
+    # add/remove ("pgd"), 0.77 under replace-one: "gd" without the count.
+    rng = np.random.default_rng(3)
+    X = Normalizer().fit_transform(rng.normal(size=(3400, 150)))
+    y = X[:, :10].sum(axis=1) + 0.1 * rng.normal(size=3400)
+    kwargs = dict(y_bounds=(-5, 5), public_n_samples=3400)
+    assert _fit(_model(**kwargs), X, y).solver_ == "pgd"
+    wide = _fit(_model(neighboring="replace", **kwargs), X, y)
+    gd = _fit(_model(neighboring="replace", solver="gd", **kwargs), X, y)
+    assert wide.solver_ == "gd" and wide.ledger_ == gd.ledger_
+    np.testing.assert_array_equal(wide.coef_, gd.coef_)
 
 
 @pytest.fixture(scope="module")

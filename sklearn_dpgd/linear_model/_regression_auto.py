@@ -13,13 +13,14 @@ The rule, in one place (:func:`auto_regression_solver`), one row per solver:
   (:func:`~sklearn_dpgd.linear_model._pgd.pgd_possible`: no ``max_iter``,
   ``schedule``, ``batch_size`` or weights, dense or Dask input, at most 512
   features), the released size ``m`` makes the long-row count decisive
-  (``mu m >= LONG_ROW_MIN_SIGNAL``, below), and the noisy count of the rows of
-  norm above ``1 + LONG_ROW_TOLERANCE`` is at most
+  (``mu m >= LONG_ROW_MIN_SIGNAL``) and the budget is large for the width
+  (:func:`width_unit` at least :data:`MIN_WIDTH_UNIT`), and the noisy count of
+  the rows of norm above ``1 + LONG_ROW_TOLERANCE`` is at most
   :data:`MAX_LONG_ROW_FRACTION` of ``m``;
 * **"gd"** otherwise. When the count ran and said "gd", gradient descent trains
   on what the count left (``mu_train^2`` less :data:`LONG_ROW_SHARE` of
-  ``mu^2``); without the count (a small ``mu m``, or a public setting that rules
-  "pgd" out) the fit is ``solver="gd"``'s, bit for bit.
+  ``mu^2``); without the count (a public condition fails, or a public setting
+  rules "pgd" out) the fit is ``solver="gd"``'s, bit for bit.
 
 Privacy of the long-row count. It is the Gaussian mechanism on
 ``c(D) = #{i : ||x_i|| > 1 + tol}``. Adding or removing a row changes ``c`` by 0
@@ -42,6 +43,7 @@ noisy count (GDP's fully adaptive composition; Smith & Thakurta 2022).
 import math
 from dataclasses import replace
 
+from .._public_size import SENSITIVITY_FACTOR
 from ._pgd import open_fit, pgd_possible
 from ._utility import _computed, _row_norms
 
@@ -50,10 +52,12 @@ __all__ = [
     "LONG_ROW_SHARE",
     "LONG_ROW_TOLERANCE",
     "MAX_LONG_ROW_FRACTION",
+    "MIN_WIDTH_UNIT",
     "auto_regression_solver",
     "long_row_noise_multiplier",
     "noisy_long_row_count",
     "resolve_regression_auto",
+    "width_unit",
 ]
 
 #: Share of the fit's ``mu^2`` spent on the long-row count (the training keeps
@@ -80,6 +84,46 @@ MAX_LONG_ROW_FRACTION = 0.01
 #: probability at least 97.7% (two noise stds): ``2 / (0.01 sqrt(0.02))``,
 #: about 1,414 (Adult's 32,561 rows from epsilon 0.17 at delta 1e-6).
 LONG_ROW_MIN_SIGNAL = 2.0 / (MAX_LONG_ROW_FRACTION * math.sqrt(LONG_ROW_SHARE))
+
+
+#: Smallest :func:`width_unit` at which "pgd" may run. "pgd" damps its
+#: preconditioner by ``2 sqrt(w) sigma_G`` (``sigma_G``, the Gram's noise std,
+#: ``s / (mu m)`` up to constants), while the Gram of unit rows has eigenvalues
+#: about ``1 / w``: below ratio ``mu m / (s w^1.5)`` of order 1 the damping
+#: dominates and 40 steps stop short. Measured (``benchmarks/
+#: bench_regression_auto.py --wide``: isotropic synthetic tables, unit rows,
+#: 80/20 holdouts, 2 seeds, add/remove-one with a declared size), "pgd" minus
+#: "gd" R^2 at ``w = 401`` (16,000 rows): -0.021 at ratio 0.5, -0.0001 at 1,
+#: +0.009 at 2 (-0.096 at 0.4 on 4,000 rows); at ``w = 101`` and 201, +0.009
+#: to +0.33 from ratio 0.5, where this floor gives up the gain for "gd"'s
+#: accuracy; at ``w = 301`` (not tuned on), -0.004 at 0.7, -0.001 at 1, +0.008
+#: at 1.5. It binds only above about 126 columns (below, ``w^1.5 <
+#: LONG_ROW_MIN_SIGNAL``).
+MIN_WIDTH_UNIT = 1.0
+
+
+def width_unit(mu, n_samples, n_features, fit_intercept, neighboring):
+    """The budget for the width, ``mu m / (s w^1.5)`` (public quantities only).
+
+    Parameters
+    ----------
+    mu : float
+        The fit's GDP budget.
+    n_samples : int
+        The public size ``m``.
+    n_features : int
+    fit_intercept : bool
+    neighboring : {"add_remove", "replace"}
+        ``s`` is 1 under add/remove-one and 2 under replace-one (the Gram's
+        sensitivity doubles, and so does "pgd"'s damping).
+
+    Returns
+    -------
+    unit : float
+        With ``w = n_features + fit_intercept``.
+    """
+    width = n_features + int(bool(fit_intercept))
+    return mu * n_samples / (SENSITIVITY_FACTOR[neighboring] * width**1.5)
 
 
 def long_row_noise_multiplier(mu):
@@ -126,8 +170,8 @@ def noisy_long_row_count(X, noise_multiplier, rng):
     return count + noise_multiplier * float(rng.standard_normal())
 
 
-def auto_regression_solver(mu, n_samples, noisy_long_rows):
-    """The regressors' rule over released values: "pgd" or "gd".
+def auto_regression_solver(mu, n_samples, noisy_long_rows, unit=math.inf):
+    """The regressors' rule over public and released values: "pgd" or "gd".
 
     Parameters
     ----------
@@ -138,16 +182,23 @@ def auto_regression_solver(mu, n_samples, noisy_long_rows):
         replace-one, or the noisy count).
     noisy_long_rows : float or None
         The released long-row count, or None when it did not run.
+    unit : float, default=inf
+        :func:`width_unit` of the fit (public).
 
     Returns
     -------
     solver : {"pgd", "gd"}
     """
-    if noisy_long_rows is None or mu * n_samples < LONG_ROW_MIN_SIGNAL:
+    if noisy_long_rows is None or not _count_decides(mu, n_samples, unit):
         return "gd"
     if noisy_long_rows <= MAX_LONG_ROW_FRACTION * n_samples:
         return "pgd"
     return "gd"
+
+
+def _count_decides(mu, n_samples, unit):
+    """The public conditions under which the long-row count runs."""
+    return mu * n_samples >= LONG_ROW_MIN_SIGNAL and unit >= MIN_WIDTH_UNIT
 
 
 def resolve_regression_auto(estimator, X, sample_weight, seed):
@@ -155,8 +206,9 @@ def resolve_regression_auto(estimator, X, sample_weight, seed):
 
     When :func:`~sklearn_dpgd.linear_model._pgd.pgd_possible`, the fit is
     opened (the whole budget charged to the open ledgers, then the size
-    released); when ``mu m`` is at least :data:`LONG_ROW_MIN_SIGNAL`, the
-    long-row count runs on :data:`LONG_ROW_SHARE` of ``mu^2`` and
+    released); when ``mu m`` is at least :data:`LONG_ROW_MIN_SIGNAL` and
+    :func:`width_unit` at least :data:`MIN_WIDTH_UNIT`, the long-row count
+    runs on :data:`LONG_ROW_SHARE` of ``mu^2`` and
     :func:`auto_regression_solver` reads it. The opened fit is handed to the
     solver (``{"opened": ...}``) with the count folded into its first record
     and its share taken off the training's budget.
@@ -176,8 +228,12 @@ def resolve_regression_auto(estimator, X, sample_weight, seed):
     if not pgd_possible(estimator, X, 1, sample_weight):
         return "gd", {}
     opened = open_fit(estimator, X, seed)
-    if opened.mu * opened.n_samples < LONG_ROW_MIN_SIGNAL:
-        return "gd", {"opened": opened}  # the count could not decide: not run
+    unit = width_unit(
+        opened.mu, opened.n_samples, X.shape[1], estimator.fit_intercept,
+        estimator.neighboring,
+    )  # fmt: skip
+    if not _count_decides(opened.mu, opened.n_samples, unit):
+        return "gd", {"opened": opened}  # "gd" whatever the count: not run
     z_long = long_row_noise_multiplier(opened.mu)
     noisy = noisy_long_row_count(X, z_long, opened.rng)
     # Two sensitivity-1 Gaussian releases before the solver: one record of
@@ -192,7 +248,7 @@ def resolve_regression_auto(estimator, X, sample_weight, seed):
         z_count=z_before,
         mu_train=math.sqrt(opened.mu_train**2 - z_long**-2),
     )
-    solver = auto_regression_solver(opened.mu, opened.n_samples, noisy)
+    solver = auto_regression_solver(opened.mu, opened.n_samples, noisy, unit)
     if estimator.verbose:
         print(f"solver='auto': noisy count of rows of norm > 1 {noisy:.4g}: {solver}")
     return solver, {"opened": opened}

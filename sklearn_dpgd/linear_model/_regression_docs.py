@@ -139,11 +139,14 @@ _REGRESSION_PARAMS = """\
         "gd" elsewhere, by a public rule and one private count (user guide,
         "Regression"). When a public setting rules "pgd" out (``max_iter`` set,
         ``schedule``, ``batch_size``, ``sample_weight``, sparse input, more than
-        512 features) or ``mu m`` is below 1,414 (``mu`` the fit's GDP budget,
+        512 features), ``mu m`` is below 1,414 (``mu`` the fit's GDP budget,
         ``m`` the public size; Adult's 32,561 rows from epsilon 0.17 at delta
-        1e-6), the fit is "gd"'s, bit for bit. Otherwise a noisy count of the
-        rows of norm above 1 (Gaussian, sensitivity 1 under both neighbouring
-        relations, on 2% of ``mu^2``, charged before any row is read) picks
+        1e-6) or ``mu m / (s w^1.5)`` below 1 (``w`` the columns plus the
+        intercept, ``s`` 2 under replace-one, else 1: "pgd" lost up to 0.1
+        R^2 to "gd" below it on 400 columns), the fit is "gd"'s, bit for
+        bit. Otherwise a noisy count of the rows of norm above 1 (Gaussian,
+        sensitivity 1 under both neighbouring relations, on 2% of ``mu^2``,
+        charged before any row is read) picks
         "pgd" if at most 1% of ``m`` and "gd" otherwise, which then trains on
         the remaining 98% of ``mu^2``. ``solver_`` says which ran. On the
         tables of ``benchmarks/bench_regression_auto.py`` (one thread each, 8
