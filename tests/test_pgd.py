@@ -448,9 +448,10 @@ def test_refuses_l1_and_wide_input(data):
         _fit(_model(), wide.tocsr(), np.arange(50) % 2)
 
 
-def test_regressors_default_to_gd():
-    # "pgd" is an option of the regressors (tests/test_pgd_regression.py).
-    assert DPLinearRegression().get_params()["solver"] == "gd"
+def test_regressors_default_to_their_own_auto():
+    # The regressors' "auto" adds a private long-row count to this rule
+    # (tests/test_regression_auto.py); "pgd" is tested in test_pgd_regression.py.
+    assert DPLinearRegression().get_params()["solver"] == "auto"
 
 
 # --------------------------------------------------------- inputs and accuracy

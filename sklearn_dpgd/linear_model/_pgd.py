@@ -98,7 +98,10 @@ class OpenFit:
         The fit's whole GDP budget, ``gdp_mu(epsilon, delta)``.
     z_count : float or None
         Noise multiplier of the count of the rows (add/remove-one without
-        ``public_n_samples``), or None when the size is public.
+        ``public_n_samples``), or None when the size is public. The regressors'
+        "auto" folds its long-row count into it (one record of the two
+        sensitivity-1 Gaussian releases' exact composition:
+        ``_regression_auto.py``); the solvers charge it first to their filter.
     mu_train : float
         What the count left of ``mu`` (``mu_train^2 = mu^2 - z_count^-2``).
     planned : tuple or EpsilonDeltaRecord

@@ -27,6 +27,7 @@ from ..schedules import AdaptiveSchedule
 from ._base import _BaseDPLinearModel
 from ._docstrings import _PARAMS_PRIVACY
 from ._pgd import solve_pgd
+from ._regression_auto import resolve_regression_auto
 from ._regression_docs import (
     _FIT_DOC,
     _REGRESSION_ATTRIBUTES,
@@ -43,9 +44,10 @@ from ._weights import check_sample_weight
 SKLEARN_HUBER_EPSILON = 1.35
 _CLASSIFIER_ONLY = ("C", "l1_ratio", "classes", "class_weight", "solver", "radius")
 
-#: The regressors' solvers: noisy gradient descent (the default) and private
-#: preconditioned gradient descent (``_pgd.py``).
-_REGRESSION_SOLVERS = {"gd", "pgd"}
+#: The regressors' solvers: noisy gradient descent, private preconditioned
+#: gradient descent (``_pgd.py``), and the default rule between them
+#: (``_regression_auto.py``).
+_REGRESSION_SOLVERS = {"gd", "pgd", "auto"}
 
 
 def target_map(y_bounds, fit_intercept):
@@ -77,10 +79,11 @@ class _BaseDPLinearRegressor(RegressorMixin, _BaseDPLinearModel):
     """Shared fit/predict of the private linear regressors (one loss per subclass)."""
 
     _default_alpha = 0.0
-    # ``solver`` is "gd" or "pgd" (_REGRESSION_SOLVERS). Snowball-SGD's plan
-    # assumes a Lipschitz loss and a classification margin, so it is not offered.
-    # The class default is what a regressor pickled before the parameter existed
-    # reads (its __dict__ has no "solver"): get_params, clone and refits work.
+    # ``solver`` is "auto" (the default), "gd" or "pgd" (_REGRESSION_SOLVERS).
+    # Snowball-SGD's plan assumes a Lipschitz loss and a classification margin,
+    # so it is not offered. The class default is what a regressor pickled before
+    # the parameter existed reads (its __dict__ has no "solver"): it was fitted
+    # by "gd", and get_params, clone and refits keep "gd".
     solver = "gd"
     # The squared loss is 1-smooth in the margin, as the Huber hinge at h = 0.5:
     # DPHuberSVM's gradient-step base (0.5), the same eta * L. "auto" takes
@@ -218,9 +221,12 @@ class _BaseDPLinearRegressor(RegressorMixin, _BaseDPLinearModel):
             )
         random_state = None if self.secure_mode else self.random_state
         seed = draw_seed(random_state, owner=type(self).__name__)
-        solve = solve_pgd if self.solver == "pgd" else type(self)._solve_gd
-        result = solve(self, X, y_scaled, 1, initial, seed, sample_weight)
-        result = replace(result, outputs={**result.outputs, "solver_": self.solver})
+        solver, opened = self.solver, {}
+        if solver == "auto":  # public rule + a private long-row count
+            solver, opened = resolve_regression_auto(self, X, sample_weight, seed)
+        solve = solve_pgd if solver == "pgd" else type(self)._solve_gd
+        result = solve(self, X, y_scaled, 1, initial, seed, sample_weight, **opened)
+        result = replace(result, outputs={**result.outputs, "solver_": solver})
         # Back to the target's units: post-processing by public constants.
         coef = (scale * np.asarray(result.coef, dtype=float)[0]).astype(X.dtype)
         intercept = centre + scale * float(np.asarray(result.intercept)[0])
@@ -341,7 +347,7 @@ class DPLinearRegression(_BaseDPLinearRegressor):
         secure_mode=False,
         verbose=0,
         utility_diagnostics=True,
-        solver="gd",
+        solver="auto",
     ):
         self.epsilon = epsilon
         self.delta = delta
@@ -448,7 +454,7 @@ class DPHuberRegressor(_BaseDPLinearRegressor):
         secure_mode=False,
         verbose=0,
         utility_diagnostics=True,
-        solver="gd",
+        solver="auto",
     ):
         self.epsilon = epsilon
         self.delta = delta
