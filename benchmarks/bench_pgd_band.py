@@ -30,6 +30,14 @@ field ``T/g/kappa`` also replaces the damping factor (``DAMPING_FACTOR``, 0.25).
 ``--epsilons`` replaces the table's epsilons (all its rows); cells at ``u >=
 --max-unit`` (700, today's "pgd" row) are skipped.
 
+``--spectrum`` prints instead, per table and epsilon (a diagnosis from the
+non-private data, never a release): the edge ``2 sqrt(p) sigma_G`` of the noise
+that the Gram release adds at share 0.3 of the whole ``mu`` (``sigma_G = z_G S /
+m``, the scale ``_solvers.pgd.pgd_damping`` uses; a fit's is slightly larger, the
+count and the checks taking their part first), the number of the rows' Gram
+eigenvalues and of their centred covariance eigenvalues above it, and the
+covariance's trace.
+
 Printed per cell: ``u``, holdout accuracy of "gd" (%, mean ± s.e. over the
 seeds), each plan's paired difference to "gd" (points, mean ± s.e. of the
 per-seed differences) and the median of its fit time over "gd"'s (one thread
@@ -53,6 +61,8 @@ from threadpoolctl import threadpool_limits  # noqa: E402
 
 import sklearn_dpgd._solvers.pgd as pgd_solver  # noqa: E402
 from sklearn_dpgd import DPLogisticRegression  # noqa: E402
+from sklearn_dpgd._engine._oracle import gram_sensitivity  # noqa: E402
+from sklearn_dpgd.accounting import gdp_mu  # noqa: E402
 from sklearn_dpgd.datasets import load_benchmark_split, paper_preprocessor  # noqa: E402
 from sklearn_dpgd.schedules._defaults import _horizon_unit  # noqa: E402
 
@@ -126,6 +136,23 @@ def plan_steps(plan, unit):
     return int(steps)
 
 
+def _spectrum(name, data, epsilon):
+    X_fit = data[0]
+    m, width = X_fit.shape[0], X_fit.shape[1] + 1
+    rows = np.hstack([X_fit, np.ones((m, 1))])
+    gram = np.linalg.eigvalsh(rows.T @ rows / m)
+    covariance = np.linalg.eigvalsh(np.cov(X_fit.T, bias=True))
+    z_gram, _ = pgd_solver.pgd_noise_multipliers(gdp_mu(epsilon, DELTA), 1, 0.3)
+    edge = 2.0 * np.sqrt(width) * z_gram * gram_sensitivity(1.0, True, 1.0) / m
+    print(
+        f"{name:10s} {epsilon:5.2f} p={width:<4d} noise edge {edge:.1e}  "
+        f"Gram eigenvalues above it {np.sum(gram > edge):3d}, covariance's "
+        f"{np.sum(covariance > edge):3d} (largest {covariance[-1]:.1e}, trace "
+        f"{covariance.sum():.3f})",
+        flush=True,
+    )
+
+
 def _fit(model, X, y):
     start = time.perf_counter()
     model.fit(X, y)
@@ -175,6 +202,7 @@ def main():
     parser.add_argument("--tables", default="adult,bank,synth30,synth200")
     parser.add_argument("--plans", default="40/0.3,60/0.3,40/0.4,u/0.3")
     parser.add_argument("--max-unit", type=float, default=700.0)
+    parser.add_argument("--spectrum", action="store_true")
     parser.add_argument(
         "--epsilons",
         help="comma-separated epsilons replacing CELLS' (all rows of each table)",
@@ -196,7 +224,9 @@ def main():
         cells = tuple((name, 1.0, chosen) for name in tables)
     print("load average {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
     print(
-        f"{'table':10s} {'eps':>5s} {'u':>5s} {'gd %':>13s} "
+        ""
+        if args.spectrum
+        else f"{'table':10s} {'eps':>5s} {'u':>5s} {'gd %':>13s} "
         + " ".join(f"{_plan_name(p):>22s}" for p in plans)
     )
     with threadpool_limits(1):
@@ -211,6 +241,9 @@ def main():
                         "add_remove", True,
                     )  # fmt: skip
                     if unit >= args.max_unit:
+                        continue
+                    if args.spectrum:
+                        _spectrum(label, part, epsilon)
                         continue
                     unit, gd, gaps, ratios = _cell(part, epsilon, plans, args.seeds)
                     gd = np.asarray(gd)
