@@ -7,7 +7,7 @@
 The gap of "pgd" plans to gradient descent against the horizon unit
 ``u = mu m / (s sqrt(p))`` (``sklearn_dpgd.schedules._defaults._horizon_unit`` at
 the training rows, add/remove-one), with ``u`` varied by epsilon and by
-subsampling rows, on four tables:
+subsampling rows, on these tables:
 
 * ``adult``, ``bank``: 80/20 stratified holdouts of the *training* splits
   (``random_state=0``; never a test split), the preprocessor of
@@ -19,6 +19,10 @@ subsampling rows, on four tables:
   ``random_state=1``), min-max scaled and rows scaled to unit norm like the
   papers' preprocessor, 80/20 stratified holdouts. No constant of the package
   was chosen on them.
+* ``gauss30`` (40,000 x 30, not in the default ``--tables``): centred Gaussian rows
+  (correlation 0.3) scaled by ``1 / sqrt(30)`` and clipped to norm 1, labels from a
+  logistic model; built to test the diagnosis of ``--spectrum`` (rows spread about
+  zero, unlike min-max scaled ones), not a table any constant was chosen on.
 
 Every fit declares nothing but epsilon, delta = 1e-8, ``classes`` and the seed
 (add/remove-one, no ``public_n_samples``: the size is the fit's noisy count).
@@ -26,7 +30,10 @@ Every fit declares nothing but epsilon, delta = 1e-8, ``classes`` and the seed
 gradient steps (``max_iter``) and share ``g`` of the training's ``mu^2`` on the
 noisy Gram (``_solvers.pgd.PGD_PLANS["logistic"]``, patched for the run); a
 plan ``u/g`` takes ``T = min(80, max(20, round(12,000 / u)))`` steps; a third
-field ``T/g/kappa`` also replaces the damping factor (``DAMPING_FACTOR``, 0.25).
+field ``T/g/kappa`` also replaces the damping factor (``DAMPING_FACTOR``, 0.25),
+and a fourth ``T/g/kappa/r`` (an experiment) sets the noisy Gram's eigenvalues
+below ``r`` times the public noise edge ``2 sqrt(w) sigma_G`` to 0 before the
+preconditioner is formed.
 ``--epsilons`` replaces the table's epsilons (all its rows); cells at ``u >=
 --max-unit`` (700, today's "pgd" row) are skipped.
 
@@ -92,7 +99,25 @@ def _scaled_split(X, y):
     )
 
 
+def _gaussian_logistic(n_samples=40_000, width=30, seed=1):
+    """Centred Gaussian rows (correlation 0.3) scaled to norm about 1 and clipped
+    to norm 1, labels from a logistic model: rows spread about zero."""
+    rng = np.random.default_rng(seed)
+    cov = 0.3 + 0.7 * np.eye(width)
+    X = rng.multivariate_normal(np.zeros(width), cov, size=n_samples)
+    X /= np.sqrt(width)
+    X /= np.maximum(1.0, np.linalg.norm(X, axis=1))[:, None]
+    beta = rng.normal(size=width) * 4.0 / np.sqrt(width)
+    y = (rng.random(n_samples) < 1.0 / (1.0 + np.exp(-X @ beta * 4.0))).astype(int)
+    X_fit, X_val, y_fit, y_val = train_test_split(
+        X, y, test_size=0.2, stratify=y, random_state=0
+    )
+    return np.ascontiguousarray(X_fit), X_val, y_fit, y_val
+
+
 def _table(name, data_home):
+    if name == "gauss30":
+        return _gaussian_logistic()
     if name.startswith("synth"):
         width = int(name[5:])
         X, y = make_classification(
@@ -153,6 +178,21 @@ def _spectrum(name, data, epsilon):
     )
 
 
+def _thresholded(threshold, original):
+    """``_solvers.pgd.preconditioner`` with the noisy Gram's eigenvalues below
+    ``threshold`` times the noise edge ``2 sqrt(w) sigma_G`` set to 0 (the edge is
+    public: ``damping / (kappa c)``); an experiment, not the package's solver."""
+
+    def precondition(noisy_gram, damping, penalty, fit_intercept, curvature=0.25):
+        edge = damping / (pgd_solver.PGD_PLANS["logistic"][2] * curvature)
+        values, vectors = np.linalg.eigh(noisy_gram)
+        values = np.where(values > threshold * edge, values, 0.0)
+        kept = (vectors * values) @ vectors.T
+        return original(kept, damping, penalty, fit_intercept, curvature)
+
+    return precondition
+
+
 def _fit(model, X, y):
     start = time.perf_counter()
     model.fit(X, y)
@@ -164,7 +204,7 @@ def _cell(data, epsilon, plans, seeds):
     unit = _horizon_unit(
         epsilon, DELTA, len(y_fit), X_fit.shape[1], 1, "add_remove", True
     )
-    saved = pgd_solver.PGD_PLANS["logistic"]
+    saved, original = pgd_solver.PGD_PLANS["logistic"], pgd_solver.preconditioner
     gd, gaps, ratios = [], {p: [] for p in plans}, {p: [] for p in plans}
     try:
         for seed in range(seeds):
@@ -175,6 +215,9 @@ def _cell(data, epsilon, plans, seeds):
                 steps = plan_steps(plan, unit)
                 kappa = plan[2] if len(plan) > 2 else saved[2]
                 pgd_solver.PGD_PLANS["logistic"] = (steps, plan[1], kappa, saved[3])
+                pgd_solver.preconditioner = (
+                    _thresholded(plan[3], original) if len(plan) > 3 else original
+                )
                 model, t = _fit(
                     DPLogisticRegression(solver="pgd", max_iter=steps, **base),
                     X_fit,
@@ -184,6 +227,7 @@ def _cell(data, epsilon, plans, seeds):
                 ratios[plan].append(t / t_gd)
     finally:
         pgd_solver.PGD_PLANS["logistic"] = saved
+        pgd_solver.preconditioner = original
     return unit, gd, gaps, ratios
 
 
