@@ -36,7 +36,7 @@ shapes. The tables (source, rows, target; dropped columns besides row names):
   ``affairs > 0`` from the 8 other (numeric) columns.
 - ``caravan``: ISLR ``Caravan``, 5,822 rows x 85 numeric columns; target
   ``Purchase == "Yes"`` (6% positive).
-- ``default``: ISLR ``Default``, 10,000 rows; target ``default == "Yes"`` (3%
+- ``credit_default``: ISLR ``Default``, 10,000 rows; target ``default == "Yes"`` (3%
   positive) from student, balance, income.
 """
 
@@ -80,7 +80,7 @@ def _tables():
     df = _r("ISLR", "Caravan")
     yield "caravan", df.drop(columns="Purchase"), df["Purchase"] == "Yes"
     df = _r("ISLR", "Default")
-    yield "default", df.drop(columns="default"), df["default"] == "Yes"
+    yield "credit_default", df.drop(columns="default"), df["default"] == "Yes"
 
 
 def main():
