@@ -2,6 +2,7 @@
 
     python benchmarks/bench_heldback.py DIR [--seeds 8] [--epsilons 1 4]
         [--tables diamonds cps1988 ...] [--diffprivlib-python PYTHON]
+        [--pgd-steps 20 40]
 
 Issue 42's target for tables no constant was set on: the default within 0.3
 point of ``solver="gd"`` at epsilon 1 and 4, at <= 1.5x scikit-learn's time (one
@@ -37,6 +38,13 @@ the default ran "pgd", the medians over the seeds of the per-seed time ratios
 default / scikit-learn, default / "gd" and "gd" / scikit-learn, and at epsilon 1
 and 4 whether the target is met (``acc``: more than 0.3 point behind "gd";
 ``time``: above 1.5x). The load average is printed with the table.
+
+``--pgd-steps T1 T2 ...`` adds a second table: ``solver="pgd"`` forced, with
+``max_iter`` = each T (its other constants unchanged, no public size), against
+"gd" on the same seeds, with the horizon unit ``t`` of the "auto" rule at the
+training size: how "pgd" plans would fare on these tables where "auto" keeps
+"gd" (a check, on tables no constant was set on, of a band of ``t`` below the
+rule's threshold).
 """
 
 import os
@@ -46,13 +54,18 @@ for _lib in ("NUMBA", "OMP", "OPENBLAS", "MKL"):
     os.environ[f"{_lib}_NUM_THREADS"] = "1"
 
 import argparse  # noqa: E402
+import time  # noqa: E402
 import warnings  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
+from sklearn.linear_model import LogisticRegression  # noqa: E402
 from sklearn.model_selection import train_test_split  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402
+
+from sklearn_dpgd import DPLogisticRegression  # noqa: E402
+from sklearn_dpgd.schedules._defaults import _horizon_unit  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_peers import (  # noqa: E402
@@ -115,12 +128,50 @@ def _rows(name, data, epsilons, seeds, python):
         )
 
 
+def _pgd_rows(name, data, epsilons, seeds, steps, delta=1e-8):
+    """Forced "pgd" with each step count against "gd", same seeds."""
+    X_train, X_test, y_train, y_test = data
+    unit_args = (len(y_train), X_train.shape[1], 1, "add_remove", True)
+    for epsilon in epsilons:
+        acc = {side: [] for side in ("gd", *steps)}
+        ratio = {T: [] for T in steps}
+        for seed in range(seeds):
+            base = dict(epsilon=epsilon, delta=delta, classes=[0, 1], random_state=seed)
+            sk, t_sk = _timed_fit(LogisticRegression(max_iter=1000), X_train, y_train)
+            gd, _ = _timed_fit(
+                DPLogisticRegression(solver="gd", **base), X_train, y_train
+            )
+            acc["gd"].append(100.0 * gd.score(X_test, y_test))
+            for T in steps:
+                model = DPLogisticRegression(solver="pgd", max_iter=T, **base)
+                model, t = _timed_fit(model, X_train, y_train)
+                acc[T].append(100.0 * model.score(X_test, y_test))
+                ratio[T].append(t / t_sk)
+        gd = np.mean(acc["gd"])
+        cells = " ".join(
+            f"{fmt(acc[T])} {np.mean(acc[T]) - gd:+6.2f} {np.median(ratio[T]):5.2f}x"
+            for T in steps
+        )
+        unit = _horizon_unit(epsilon, delta, *unit_args)
+        print(
+            f"{name:16s} {epsilon:4.1f} {unit:6.0f} {fmt(acc['gd'])} {cells}",
+            flush=True,
+        )
+
+
+def _timed_fit(model, X, y):
+    start = time.perf_counter()
+    model.fit(X, y)
+    return model, time.perf_counter() - start
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("directory")
     parser.add_argument("--seeds", type=int, default=8)
     parser.add_argument("--epsilons", type=float, nargs="+", default=[1.0, 4.0])
     parser.add_argument("--tables", nargs="+", default=None)
+    parser.add_argument("--pgd-steps", type=int, nargs="+", default=None)
     parser.add_argument(
         "--diffprivlib-python",
         default=os.environ.get("SKLEARN_DPGD_DIFFPRIVLIB_PYTHON"),
@@ -153,6 +204,17 @@ def main():
         for name, data in tables.items():
             _rows(name, data, args.epsilons, args.seeds, args.diffprivlib_python)
     print(f"(end; {load()})")
+    if args.pgd_steps:
+        print(f"\nForced solver=\"pgd\" against \"gd\", one thread each "
+              f"({args.seeds} seeds; {load()}); per T: accuracy, minus gd, "
+              "time / sk")  # fmt: skip
+        heads = " ".join(f"{'pgd T=' + str(T):>13s} {'-gd':>6s} {'t/sk':>6s}"
+                         for T in args.pgd_steps)  # fmt: skip
+        print(f"{'table':16s} {'eps':>4s} {'t':>6s} {'gd':>13s} {heads}")
+        with threadpool_limits(1):
+            for name, data in tables.items():
+                _pgd_rows(name, data, args.epsilons, args.seeds, args.pgd_steps)
+        print(f"(end; {load()})")
 
 
 if __name__ == "__main__":
