@@ -66,15 +66,16 @@ def test_bench_heldback_prints_each_cell_and_its_verdict(tmp_path):
     )
     proc = subprocess.run(
         [sys.executable, str(BENCHMARKS / "bench_heldback.py"), str(tmp_path),
-         "--seeds", "2", "--epsilons", "1", "4", "0.4"],
+         "--seeds", "2", "--epsilons", "1", "4", "0.4", "--pgd-steps", "20"],
         capture_output=True, text=True, env=env, timeout=600,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr[-3000:]
     out = proc.stdout
     assert "diffprivlib: skipped" in out
     assert "one thread each (2 seeds; load average" in out
+    main, forced = out.split('Forced solver="pgd" against "gd"')
     rows = {}
-    for line in out.splitlines():
+    for line in main.splitlines():
         parts = line.split()
         if parts and parts[0] in ("alpha", "beta") and parts[1] != "train":
             rows[parts[0], float(parts[1])] = parts
@@ -92,6 +93,14 @@ def test_bench_heldback_prints_each_cell_and_its_verdict(tmp_path):
             assert verdict == (
                 "met" if not expected else "missed: " + "+".join(expected)
             )
+    # The forced-"pgd" table: one row per table and epsilon, its accuracy and its
+    # difference to "gd" consistent with the two accuracies printed.
+    forced_rows = [line.split() for line in forced.splitlines()[2:]]
+    forced_rows = [r for r in forced_rows if r and r[0] in ("alpha", "beta")]
+    assert len(forced_rows) == 6
+    for r in forced_rows:
+        gd, pgd, diff = float(r[3]), float(r[6]), float(r[9])
+        assert abs((pgd - gd) - diff) < 0.011
 
 
 def test_bench_heldback_refuses_an_empty_directory(tmp_path):
