@@ -43,64 +43,23 @@ import os
 os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 
 import argparse  # noqa: E402
-import time  # noqa: E402
 import warnings  # noqa: E402
 
 import numpy as np  # noqa: E402
-from sklearn.datasets import load_breast_cancer, load_digits  # noqa: E402
+from _common import (  # noqa: E402
+    benchmark_split,
+    default_gd_sklearn_cell,
+    embedded_split,
+    timed,
+)
 from sklearn.linear_model import LogisticRegression  # noqa: E402
-from sklearn.model_selection import train_test_split  # noqa: E402
-from sklearn.preprocessing import MinMaxScaler, Normalizer  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402
 
 from sklearn_dpgd import DPLogisticRegression  # noqa: E402
-from sklearn_dpgd.datasets import (  # noqa: E402
-    load_benchmark_split,
-    paper_preprocessor,
-)
 from sklearn_dpgd.linear_model._pgd import auto_solver  # noqa: E402
 
 EPSILONS = (0.1, 0.4, 1.6, 4.0)
 HELD_BACK_EPSILONS = (1.0, 4.0)
-
-
-def _benchmark_data(name, data_home):
-    X_train, X_test, y_train, y_test = load_benchmark_split(name, data_home)
-    pre = paper_preprocessor().fit(X_train)
-    classes = np.unique(y_train)
-    return (
-        np.ascontiguousarray(pre.transform(X_train)),
-        pre.transform(X_test),
-        (y_train.to_numpy() == classes[1]).astype(int),
-        (y_test.to_numpy() == classes[1]).astype(int),
-        1e-8,
-    )
-
-
-def _embedded_data(name):
-    if name == "breast_cancer":
-        X, y = load_breast_cancer(return_X_y=True)
-    else:
-        X, y = load_digits(return_X_y=True)
-        y = (y >= 5).astype(int)
-    X_train, X_test, y_train, y_test = train_test_split(
-        X, y, test_size=0.2, stratify=y, random_state=0
-    )
-    scaler = MinMaxScaler().fit(X_train)
-    norm = Normalizer()
-    return (
-        np.ascontiguousarray(norm.transform(scaler.transform(X_train))),
-        norm.transform(np.clip(scaler.transform(X_test), 0, 1)),
-        y_train,
-        y_test,
-        1e-5,
-    )
-
-
-def _timed(make, X, y):
-    start = time.perf_counter()
-    model = make().fit(X, y)
-    return model, time.perf_counter() - start
 
 
 def _cell(data, epsilon, seeds):
@@ -129,7 +88,7 @@ def _cell(data, epsilon, seeds):
                 if side == "sk"
                 else private(side, seed)
             )
-            model, times[side] = _timed(make, X_train, y_train)
+            model, times[side] = timed(make, X_train, y_train)
             acc[side].append(100.0 * model.score(X_test, y_test))
         for side in ratio:
             ratio[side].append(times[side] / times["sk"])
@@ -178,30 +137,9 @@ def _table(datasets, epsilons, seeds, title):
 
 def _default_cell(data, epsilon, seeds):
     """The default (no public size) against "gd" and scikit-learn over the seeds."""
-    X_train, X_test, y_train, y_test, delta = data
-    acc = {"default": [], "gd": [], "sk": []}
-    ratio = {"default": [], "gd": []}
-    ran = []
-    for seed in range(seeds):
-        makes = {
-            "sk": lambda: LogisticRegression(max_iter=1000),
-            "gd": lambda s=seed: DPLogisticRegression(
-                epsilon=epsilon, delta=delta, classes=[0, 1], solver="gd",
-                random_state=s,
-            ),
-            "default": lambda s=seed: DPLogisticRegression(
-                epsilon=epsilon, delta=delta, classes=[0, 1], random_state=s
-            ),
-        }  # fmt: skip
-        order = ("sk", "gd", "default") if seed % 2 == 0 else ("default", "gd", "sk")
-        times = {}
-        for side in order:
-            model, times[side] = _timed(makes[side], X_train, y_train)
-            acc[side].append(100.0 * model.score(X_test, y_test))
-            if side == "default":
-                ran.append(model.solver_)
-        for side in ratio:
-            ratio[side].append(times[side] / times["sk"])
+    *split, delta = data
+    acc, times, ran = default_gd_sklearn_cell(split, epsilon, seeds, delta)
+    ratio = {side: times[side] / times["sk"] for side in ("default", "gd")}
     return acc, ratio, ran
 
 
@@ -235,7 +173,7 @@ def main():
     args = parser.parse_args()
     warnings.simplefilter("ignore")
     data_home = os.path.expanduser(args.data_home)
-    papers = {name: _benchmark_data(name, data_home) for name in ("adult", "bank")}
+    papers = {name: benchmark_split(name, data_home) for name in ("adult", "bank")}
     title = "The default, no public size"
     with threadpool_limits(1):
         _default_table(papers, EPSILONS, args.seeds, f"{title}, one thread each")
@@ -246,7 +184,10 @@ def main():
         _table(papers, EPSILONS, args.seeds, "One thread each")
     print(f"\nNUMBA_NUM_THREADS={os.environ['NUMBA_NUM_THREADS']} (set before import)")
     _table(papers, EPSILONS, args.threaded_seeds, "Default BLAS threads")
-    held_back = {name: _embedded_data(name) for name in ("breast_cancer", "digits_bin")}
+    held_back = {
+        "breast_cancer": embedded_split("breast_cancer"),
+        "digits_bin": embedded_split("digits_binary"),
+    }
     with threadpool_limits(1):
         _table(
             held_back, HELD_BACK_EPSILONS, args.seeds, "Held-back tables, one thread"

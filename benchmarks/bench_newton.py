@@ -63,16 +63,14 @@ import time
 import warnings
 
 import numpy as np
-from sklearn.datasets import load_breast_cancer, load_digits
+from _common import benchmark_split, embedded_split
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import train_test_split
-from sklearn.preprocessing import MinMaxScaler, Normalizer
 
 from sklearn_dpgd import DPLogisticRegression
 from sklearn_dpgd._engine._oracle import PrivateNewtonOracle
 from sklearn_dpgd._solvers import newton as newton_solver
 from sklearn_dpgd.accounting import gdp_mu
-from sklearn_dpgd.datasets import load_benchmark_split, paper_preprocessor
 
 EPSILONS = (0.1, 0.4, 1.6)
 SMALL_EPSILONS = (2.0, 4.0)
@@ -94,40 +92,6 @@ for key, path in spec["splits"].items():
     ]
 print(json.dumps(out))
 """
-
-
-def _benchmark_data(name, data_home):
-    X_train, X_test, y_train, y_test = load_benchmark_split(name, data_home)
-    pre = paper_preprocessor().fit(X_train)
-    classes = np.unique(y_train)
-    return (
-        np.ascontiguousarray(pre.transform(X_train)),
-        pre.transform(X_test),
-        (y_train.to_numpy() == classes[1]).astype(int),
-        (y_test.to_numpy() == classes[1]).astype(int),
-        1e-8,
-    )
-
-
-def _embedded_data(name):
-    if name == "breast_cancer":
-        X, y = load_breast_cancer(return_X_y=True)
-    else:
-        X, y = load_digits(return_X_y=True)
-        if name == "digits_binary":
-            y = (y >= 5).astype(int)
-    X_train, X_test, y_train, y_test = train_test_split(
-        X, y, test_size=0.2, stratify=y, random_state=0
-    )
-    scaler = MinMaxScaler(clip=True).fit(X_train)
-    norm = Normalizer()
-    return (
-        np.ascontiguousarray(norm.transform(scaler.transform(X_train))),
-        norm.transform(scaler.transform(X_test)),
-        y_train,
-        y_test,
-        1e-5,
-    )
 
 
 def _timed_fit(model, X, y):
@@ -180,17 +144,17 @@ def run(name, data_home, seeds):
 
 def _load(name, data_home):
     if name in ("adult", "bank"):
-        return _benchmark_data(name, data_home)
-    return _embedded_data(name)
+        return benchmark_split(name, data_home)
+    return embedded_split(name)
 
 
 def _small_splits(name, data_home, seeds):
     """``{seed: (X, y, X_test, y_test)}`` and delta of a table of a few thousand
     rows."""
     if name == "digits_binary":
-        X, X_test, y, y_test, delta = _embedded_data(name)
+        X, X_test, y, y_test, delta = embedded_split(name)
         return {seed: (X, y, X_test, y_test) for seed in range(seeds)}, delta
-    X, X_test, y, y_test, delta = _benchmark_data(name.split("_")[0], data_home)
+    X, X_test, y, y_test, delta = benchmark_split(name.split("_")[0], data_home)
     splits = {}
     for seed in range(seeds):
         X_s, _, y_s, _ = train_test_split(
@@ -330,7 +294,7 @@ def _private_mm(X, y, epsilon, delta, seed, n_steps=20, gram_share=0.2):
 
 def run_variants(name, data_home, seeds=3):
     """Holdout accuracies of the default, Newton, its diagnostics and private MM."""
-    X, _, y, _, delta = _benchmark_data(name, data_home)
+    X, _, y, _, delta = benchmark_split(name, data_home)
     X, X_ho, y, y_ho = train_test_split(X, y, test_size=0.2, stratify=y, random_state=0)
     X = np.ascontiguousarray(X)
 

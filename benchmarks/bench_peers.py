@@ -45,15 +45,13 @@ if not DEFAULT_THREADS:
 import argparse  # noqa: E402
 import contextlib  # noqa: E402
 import subprocess  # noqa: E402
-import time  # noqa: E402
 import warnings  # noqa: E402
 
 import _diffprivlib_peer  # noqa: E402
 import numpy as np  # noqa: E402
-from sklearn.linear_model import LogisticRegression  # noqa: E402
+from _common import default_gd_sklearn_cell  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402
 
-from sklearn_dpgd import DPLogisticRegression  # noqa: E402
 from sklearn_dpgd.datasets import load_benchmark_split, paper_preprocessor  # noqa: E402
 
 EPSILONS = (0.1, 0.4, 1.6, 4.0)
@@ -72,37 +70,9 @@ def preprocess(X_train, X_test, y_train, y_test):
     )
 
 
-def _timed(make, X, y):
-    start = time.perf_counter()
-    model = make().fit(X, y)
-    return model, time.perf_counter() - start
-
-
 def ours_cell(data, epsilon, seeds, delta=DELTA):
     """Accuracies (%) and per-seed times of the default, "gd" and scikit-learn."""
-    X_train, X_test, y_train, y_test = data
-    acc = {"default": [], "gd": [], "sk": []}
-    times = {"default": [], "gd": [], "sk": []}
-    ran = []
-    for seed in range(seeds):
-        makes = {
-            "sk": lambda: LogisticRegression(max_iter=1000),
-            "gd": lambda s=seed: DPLogisticRegression(
-                epsilon=epsilon, delta=delta, classes=[0, 1], solver="gd",
-                random_state=s,
-            ),
-            "default": lambda s=seed: DPLogisticRegression(
-                epsilon=epsilon, delta=delta, classes=[0, 1], random_state=s
-            ),
-        }  # fmt: skip
-        order = ("sk", "gd", "default") if seed % 2 == 0 else ("default", "gd", "sk")
-        for side in order:
-            model, seconds = _timed(makes[side], X_train, y_train)
-            times[side].append(seconds)
-            acc[side].append(100.0 * model.score(X_test, y_test))
-            if side == "default":
-                ran.append(model.solver_)
-    return acc, {side: np.asarray(t) for side, t in times.items()}, ran
+    return default_gd_sklearn_cell(data, epsilon, seeds, delta)
 
 
 def fmt(values):

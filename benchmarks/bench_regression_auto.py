@@ -56,7 +56,6 @@ from bench_regression_solver import (
     _synthetic,
     _timed,
 )
-from sklearn.compose import ColumnTransformer
 from sklearn.datasets import make_friedman1, make_regression
 from sklearn.linear_model import HuberRegressor, LinearRegression
 from sklearn.metrics import r2_score
@@ -66,9 +65,6 @@ from threadpoolctl import threadpool_limits
 
 from sklearn_dpgd import DPLinearRegression
 from sklearn_dpgd.accounting import gdp_epsilon
-from sklearn_dpgd.datasets import load_adult
-from sklearn_dpgd.datasets._schema import _ADULT_CATEGORIES, _ADULT_RANGES
-from sklearn_dpgd.preprocessing import DPMinMaxScaler, DPOneHotEncoder
 
 REFERENCE = {"squared": LinearRegression, "huber": HuberRegressor}
 
@@ -81,34 +77,6 @@ def _friedman():
         return train_test_split(X, y, test_size=0.2, random_state=seed)
 
     return splits, (-5.0, 35.0)
-
-
-def _adult_minmax(data_home):
-    """Adult hours-per-week as ``bench_regression_solver._adult``, no Normalizer."""
-    X, _ = load_adult(subset="train", data_home=data_home)
-    X_te, _ = load_adult(subset="test", data_home=data_home)
-    y, y_te = X.pop("hours-per-week").to_numpy(float), X_te.pop("hours-per-week")
-    categorical = list(_ADULT_CATEGORIES)
-    numeric = [c for c in _ADULT_RANGES if c != "hours-per-week"]
-    encoder = DPOneHotEncoder([sorted(_ADULT_CATEGORIES[c]) for c in categorical])
-    ranges = np.array([_ADULT_RANGES[c] for c in numeric], dtype=float)
-    columns = ColumnTransformer(
-        [
-            ("cat", encoder, categorical),
-            ("num", DPMinMaxScaler(bounds=ranges), numeric),
-        ],
-        sparse_threshold=0.0,
-    )
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        columns.fit(X)  # declared categories and ranges: nothing is estimated
-    A = np.asarray(columns.transform(X), dtype=float)
-    A_te = np.asarray(columns.transform(X_te), dtype=float)
-
-    def splits(seed):
-        return A, A_te, y, y_te.to_numpy(float)
-
-    return splits, (1.0, 99.0)
 
 
 def _cell(splits, bounds, loss, epsilon, seeds):
@@ -236,7 +204,7 @@ def main():
     }  # fmt: skip
     if args.data_home:
         datasets["adult-hours"] = _adult(args.data_home)
-        datasets["adult-minmax"] = _adult_minmax(args.data_home)
+        datasets["adult-minmax"] = _adult(args.data_home, normalize=False)
     if args.only:
         datasets = {k: v for k, v in datasets.items() if k in args.only.split(",")}
     losses = ("squared", "huber") if args.loss == "both" else (args.loss,)

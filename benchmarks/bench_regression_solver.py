@@ -92,7 +92,9 @@ def _diabetes(normalize=True):
     return splits, (0.0, 400.0)
 
 
-def _adult(data_home):
+def _adult(data_home, normalize=True):
+    """Adult's hours-per-week from its other columns (declared categories and
+    ranges), rows scaled to unit norm unless ``normalize`` is False."""
     X, _ = load_adult(subset="train", data_home=data_home)
     X_te, _ = load_adult(subset="test", data_home=data_home)
     y, y_te = X.pop("hours-per-week").to_numpy(float), X_te.pop("hours-per-week")
@@ -110,8 +112,10 @@ def _adult(data_home):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         columns.fit(X)  # declared categories and ranges: nothing is estimated
-    A = Normalizer().fit_transform(np.asarray(columns.transform(X), dtype=float))
-    A_te = Normalizer().fit_transform(np.asarray(columns.transform(X_te), dtype=float))
+    A = np.asarray(columns.transform(X), dtype=float)
+    A_te = np.asarray(columns.transform(X_te), dtype=float)
+    if normalize:
+        A, A_te = Normalizer().fit_transform(A), Normalizer().fit_transform(A_te)
 
     def splits(seed):  # the standard split, the same for every seed
         return A, A_te, y, y_te.to_numpy(float)
