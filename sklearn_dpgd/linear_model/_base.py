@@ -147,7 +147,7 @@ class _BaseDPLinearModel(NotFittedAttributesMixin, BaseEstimator):
         candidate this before reading any data.
         """
         if self.solver not in ("gd", "auto"):  # "auto" runs "gd" or "pgd", both
-            how = {  # charged GaussianSteps(1 / mu) before reading (_pgd.open_fit)
+            how = {  # charged GaussianSteps(1 / mu) before reading (_open.open_fit)
                 "snowball": "Renyi DP (amplification by iteration)",
                 "frank_wolfe": "exponential-mechanism selections",
                 "newton": "Newton steps",

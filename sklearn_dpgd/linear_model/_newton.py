@@ -13,14 +13,13 @@ from dataclasses import replace
 import numpy as np
 import scipy.sparse as sp
 
-from .._boundary import charge_ledgers
 from .._engine._dask import is_dask_collection
 from .._engine._oracle import PrivateNewtonOracle
-from .._engine._randomness import make_generator
 from .._public_size import SENSITIVITY_FACTOR
 from .._solvers import newton as newton_solver
 from ..accounting import GaussianPrivacyFilter, GaussianSteps
 from ._calibration import CALIBRATION_SHARE
+from ._open import open_fit
 from ._penalty import penalty_strength
 from ._utility import utility_checks
 
@@ -125,12 +124,9 @@ def solve_newton(estimator, X, y_index, n_outputs, initial, seed, sample_weight=
     result : FitResult
     """
     X = check_newton(estimator, X, n_outputs, sample_weight, initial)
-    mu, z_count, mu_train, planned = estimator._budget(False)
-    ledger_charge = charge_ledgers(
-        estimator, planned, neighboring=estimator.neighboring
-    )
-    rng = make_generator(seed, estimator.secure_mode)
-    m = estimator._public_size(X.shape[0], z_count, rng)
+    opened = open_fit(estimator, X, seed)
+    mu, z_count, mu_train = opened.mu, opened.z_count, opened.mu_train
+    ledger_charge, rng, m = opened.ledger_charge, opened.rng, opened.n_samples
     calibrate = estimator._resolve_calibration(
         n_outputs, True, math.sqrt(CALIBRATION_SHARE) * m * mu
     )
@@ -199,7 +195,7 @@ def solve_newton(estimator, X, y_index, n_outputs, initial, seed, sample_weight=
         ),
         diagnose=after,
     )
-    ledger_charge.settle(planned if z_count is not None else result.ledger)
+    ledger_charge.settle(opened.planned if z_count is not None else result.ledger)
     outputs = {
         "schedule_": None,
         "clip_norm_": row_clip,

@@ -10,20 +10,19 @@ descent (budget split, damping, utility checks, refusals) and calls
 within the size limit.
 """
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import numpy as np
 import scipy.sparse as sp
 
-from .._boundary import charge_ledgers
 from .._engine._dask import is_dask_collection
 from .._engine._oracle import PrivateNewtonOracle, gram_sensitivity
-from .._engine._randomness import make_generator
 from .._public_size import SENSITIVITY_FACTOR
 from .._solvers import pgd as pgd_solver
 from ..accounting import GaussianPrivacyFilter, GaussianSteps
 from ..schedules._defaults import _horizon_unit, auto_clip_norm
 from ._newton import MAX_NEWTON_FEATURES
+from ._open import OpenFit, open_fit
 from ._utility import utility_checks
 
 __all__ = [
@@ -86,78 +85,6 @@ def _size_known_before_reading(estimator, X):
     if estimator.neighboring == "replace":
         return int(X.shape[0])  # the number of rows is public under replace-one
     return None
-
-
-@dataclass(frozen=True)
-class OpenFit:
-    """What a "gd" or "pgd" fit has done before its solver reads a row.
-
-    Attributes
-    ----------
-    mu : float
-        The fit's whole GDP budget, ``gdp_mu(epsilon, delta)``.
-    z_count : float or None
-        Noise multiplier of the count of the rows (add/remove-one without
-        ``public_n_samples``), or None when the size is public. The regressors'
-        "auto" folds its long-row count into it (one record of the two
-        sensitivity-1 Gaussian releases' exact composition:
-        ``_regression_auto.py``); the solvers charge it first to their filter.
-    mu_train : float
-        What the count left of ``mu`` (``mu_train^2 = mu^2 - z_count^-2``).
-    planned : tuple or EpsilonDeltaRecord
-        What the open ledgers were charged with.
-    ledger_charge : object
-        The charge, settled when the solver returns.
-    rng : numpy.random.Generator
-        The fit's generator; the count drew from it first.
-    n_samples : int
-        The public size ``m``: ``public_n_samples``, the row count under
-        replace-one, or the noisy count (a released value).
-    """
-
-    mu: float
-    z_count: object
-    mu_train: float
-    planned: object
-    ledger_charge: object
-    rng: object
-    n_samples: int
-
-
-def open_fit(estimator, X, seed, adaptive=False):
-    """Charge the open ledgers, then release the public size: an :class:`OpenFit`.
-
-    The whole planned cost of the fit (the count included) is charged before any
-    row is read; then the count of the rows, when the size is private, is drawn
-    first from the fit's generator. ``solver="gd"`` and ``solver="pgd"`` do
-    exactly this (the same share of the budget, the same mechanism, the same
-    draws), so ``solver="auto"`` can open the fit, read the released size ``m``
-    and hand the opened fit to the solver it picks: there is one count.
-
-    Parameters
-    ----------
-    estimator : DPLogisticRegression or another linear model
-    X : ndarray, sparse matrix or dask array of shape (n_samples, n_features)
-    seed : int or None
-    adaptive : bool, default=False
-        Whether the schedule is adaptive (its ledger record differs).
-
-    Returns
-    -------
-    opened : OpenFit
-
-    Raises
-    ------
-    BudgetExhaustedError
-        If an open ledger's cap refuses the charge (before any row is read).
-    """
-    mu, z_count, mu_train, planned = estimator._budget(adaptive)
-    ledger_charge = charge_ledgers(
-        estimator, planned, neighboring=estimator.neighboring
-    )
-    rng = make_generator(seed, estimator.secure_mode)
-    m = estimator._public_size(X.shape[0], z_count, rng)
-    return OpenFit(mu, z_count, mu_train, planned, ledger_charge, rng, m)
 
 
 def pgd_possible(estimator, X, n_outputs, sample_weight):

@@ -30,7 +30,7 @@ the sensitivity is 1 under both neighbouring relations, unlike a sum of per-row
 terms, whose replace-one sensitivity is twice its add/remove one. Its noise
 multiplier is ``z = 1 / (sqrt(LONG_ROW_SHARE) mu)``, fixed by public quantities
 before any row is read; the whole fit (count included) is charged to the open
-ledgers before that (:func:`~sklearn_dpgd.linear_model._pgd.open_fit`). Gaussian
+ledgers before that (:func:`~sklearn_dpgd.linear_model._open.open_fit`). Gaussian
 mechanisms of sensitivity 1 compose exactly into one (their privacy-loss
 distributions are normal: Dong, Roth & Su, JRSS B 2022, Cor. 3.3), so the
 fit's filter records the released size's count (if any) and this count as one
@@ -44,7 +44,8 @@ import math
 from dataclasses import replace
 
 from .._public_size import SENSITIVITY_FACTOR
-from ._pgd import open_fit, pgd_possible
+from ._open import open_fit
+from ._pgd import pgd_possible
 from ._utility import _computed, _row_norms
 
 __all__ = [
