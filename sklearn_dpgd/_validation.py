@@ -5,6 +5,8 @@ value of the private data: labels outside the declared ``classes`` are refused
 without saying which (or how many) they are.
 """
 
+import re
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.multiclass import check_classification_targets
@@ -14,7 +16,13 @@ from sklearn.utils.validation import validate_data as _sklearn_validate_data
 from ._warnings import warn_once
 from .exceptions import PrivacyLeakWarning
 
-__all__ = ["check_array", "encode_labels", "validate_data", "validate_fit_data"]
+__all__ = [
+    "check_array",
+    "encode_labels",
+    "validate_data",
+    "validate_fit_data",
+    "without_private_values",
+]
 
 _RESHAPE = (
     "Reshape your data either using array.reshape(-1, 1) if your data has a single "
@@ -43,13 +51,40 @@ _VALUE_ECHOES = (
 )
 
 
-def _without_values(exc):
-    """The message to raise instead of ``exc``'s, or None if it prints no value."""
+# scikit-learn's messages that print the number of rows, which is private under
+# add/remove-one: the same words without the numbers.
+_SIZE_ECHOES = (
+    (re.compile(r"numbers of samples: \[[^\]]*\]"), "numbers of samples"),
+    (re.compile(r"of shape \([^)]*\) instead"), "of another shape instead"),
+    # The feature count stays (scikit-learn's estimator checks match on it).
+    (re.compile(r"\(shape=\(\d+, (\d+)\)\)"), r"(shape=(, \1))"),
+    (re.compile(r", expected \(\d+,\)"), ""),
+)
+_SIZE_NOT_SHOWN = " (The number of rows is not shown: it is private data.)"
+
+
+def without_private_values(exc):
+    """The message to raise instead of ``exc``'s, or None if it prints no data.
+
+    Parameters
+    ----------
+    exc : Exception
+        An error of NumPy's or scikit-learn's input validation.
+
+    Returns
+    -------
+    message : str or None
+        ``exc``'s advice without the data values (strings, arrays) or the
+        number of rows it printed; None when it printed neither.
+    """
     text = str(exc)
     for needles, message in _VALUE_ECHOES:
         if any(needle in text for needle in needles):
             return message + _NOT_SHOWN
-    return None
+    hidden = text
+    for pattern, replacement in _SIZE_ECHOES:
+        hidden = pattern.sub(replacement, hidden)
+    return None if hidden == text else hidden + _SIZE_NOT_SHOWN
 
 
 def validate_data(*args, **kwargs):
@@ -57,8 +92,9 @@ def validate_data(*args, **kwargs):
 
     Same parameters and return values. NumPy's "could not convert string to
     float: '...'" and scikit-learn's 1-D and complex-array errors print the
-    offending values, which are private data; those errors are raised again with
-    the same advice and no value (and without the original exception attached,
+    offending values, and its shape errors the number of rows (private under
+    add/remove-one); those errors are raised again with the same advice and no
+    value (and without the original exception attached,
     whose message would show it in a traceback). Other errors pass unchanged.
 
     Raises
@@ -69,7 +105,7 @@ def validate_data(*args, **kwargs):
     try:
         return _sklearn_validate_data(*args, **kwargs)
     except ValueError as exc:
-        message = _without_values(exc)
+        message = without_private_values(exc)
         if message is None:
             raise
     raise ValueError(message)
@@ -88,7 +124,7 @@ def check_array(*args, **kwargs):
     try:
         return _sklearn_check_array(*args, **kwargs)
     except ValueError as exc:
-        message = _without_values(exc)
+        message = without_private_values(exc)
         if message is None:
             raise
     raise ValueError(message)

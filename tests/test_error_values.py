@@ -120,3 +120,41 @@ def test_errors_without_values_pass_unchanged():
     text = _message_of(lambda: est.fit(X, [0, 1] * 4))
     assert "NaN" in text
     assert "not shown" not in text
+
+
+N_ROWS = 137  # a number no message may print: the row count is private
+
+
+def _size_cases():
+    rng = np.random.default_rng(0)
+    X, y = rng.uniform(size=(N_ROWS, 3)), np.arange(N_ROWS) % 2
+    clf = DPLogisticRegression(epsilon=1.0, classes=[0, 1], max_iter=5)
+    reg = DPLinearRegression(epsilon=1.0, y_bounds=(0, 1), max_iter=5)
+    return {
+        "inconsistent": lambda: clf.fit(X, y[:-1]),
+        "2-D y": lambda: clf.fit(X, np.c_[y, y]),
+        "2-D y, regressor": lambda: reg.fit(X, np.c_[y, y]),
+        "no feature": lambda: clf.fit(X[:, :0], y),
+        "weights": lambda: clf.fit(X, y, sample_weight=np.ones(N_ROWS - 1)),
+    }
+
+
+def _shown_messages(call):
+    """The messages of the error and of every error a traceback would show with
+    it (line numbers of the traceback could hold any number)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(ValueError) as info:
+            call()
+    exc, texts = info.value, []
+    while exc is not None:
+        texts.append(str(exc))
+        exc = exc.__cause__ or (None if exc.__suppress_context__ else exc.__context__)
+    return "\n".join(texts)
+
+
+@pytest.mark.parametrize("case", list(_size_cases()))
+def test_shape_errors_print_no_row_count(case):
+    text = _shown_messages(_size_cases()[case])
+    assert str(N_ROWS) not in text
+    assert "not shown" in text

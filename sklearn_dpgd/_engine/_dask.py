@@ -193,25 +193,28 @@ def _checked_rows(estimator, X, y, stacklevel):
         )
         y = y[:, 0]
     if y.ndim != 1:
-        raise ValueError(f"y should be a 1d array, got an array of shape {y.shape}.")
+        raise ValueError(
+            f"y should be a 1d array, got an array of {y.ndim} dimensions instead."
+        )
 
     X, y = dask.persist(X, y)
     X, y = _known_rows(X), _known_rows(y)
     n_samples, n_features = X.shape
     if n_samples != y.shape[0]:
         raise ValueError(
-            "Found input variables with inconsistent numbers of samples: "
-            f"[{n_samples}, {y.shape[0]}]"
+            "Found input variables with inconsistent numbers of samples (the "
+            "numbers are not shown: they are private data)."
         )
     if n_samples < 2:
         raise ValueError(
-            f"Found array with {n_samples} sample(s) (shape={X.shape}) while a "
+            f"Found array with {n_samples} sample(s) while a "
             f"minimum of 2 is required by {type(estimator).__name__}."
         )
     if n_features < 1:
         raise ValueError(
-            f"Found array with 0 feature(s) (shape={X.shape}) while a minimum of 1 "
-            f"is required by {type(estimator).__name__}."
+            f"Found array with 0 feature(s) (shape=(, 0)) while a minimum of 1 "
+            f"is required by {type(estimator).__name__} (the number of rows is not "
+            "shown: it is private data)."
         )
     if y.chunks[0] != X.chunks[0]:
         y = y.rechunk({0: X.chunks[0]}).persist()

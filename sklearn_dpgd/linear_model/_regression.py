@@ -192,8 +192,8 @@ class _BaseDPLinearRegressor(RegressorMixin, _BaseDPLinearModel):
             X.sum_duplicates()
         if y.ndim != 1:
             raise ValueError(
-                f"{type(self).__name__} fits one target: y must be 1-D, got shape "
-                f"{y.shape}."
+                f"{type(self).__name__} fits one target: y must be 1-D, got "
+                f"{y.ndim} dimensions."
             )
         # Clipping to the public bounds, never a check against them (a refusal
         # would tell whether some row is outside): the scaled target is in

@@ -31,6 +31,7 @@ import numpy as np
 from .._engine._dask import is_dask_collection
 from .._public_size import count_noise_multiplier
 from .._sklearn_compat import _check_sample_weight as _sklearn_check_sample_weight
+from .._validation import without_private_values
 
 __all__ = [
     "CLASS_COUNT_SHARE",
@@ -91,9 +92,15 @@ def check_sample_weight(sample_weight, X, max_sample_weight):
             float(np.nanmax(values)) if not np.all(np.isnan(values)) else 0.0,
             max_sample_weight,
         )
-    weights = _sklearn_check_sample_weight(
-        sample_weight, X, dtype=np.float64, copy=True
-    )
+    try:
+        weights = _sklearn_check_sample_weight(
+            sample_weight, X, dtype=np.float64, copy=True
+        )
+    except ValueError as exc:  # its shape error prints the number of rows
+        message = without_private_values(exc)
+        if message is None:
+            raise
+        raise ValueError(message) from None
     _check_range(
         bool(np.all(np.isfinite(weights))),
         float(weights.min()),
@@ -111,7 +118,8 @@ def _check_dask_sample_weight(sample_weight, X, max_sample_weight):
         sample_weight = da.from_array(np.asarray(sample_weight), chunks=X.chunks[0])
     if sample_weight.ndim != 1 or sample_weight.shape[0] != X.shape[0]:
         raise ValueError(
-            f"sample_weight must have shape ({X.shape[0]},), got {sample_weight.shape}."
+            "sample_weight must have one weight per row of X (the number of rows "
+            "is not shown: it is private data)."
         )
     weights = sample_weight.astype(np.float64).rechunk({0: X.chunks[0]}).persist()
     finite, low, high = dask.compute(
