@@ -478,8 +478,9 @@ class DaskNewtonRows:
     ----------
     X : dask.array.Array of shape (n_samples, n_features)
         From :func:`check_fit_data`: known row chunks, one column chunk.
-    y : dask.array.Array of shape (n_samples,), int64
-        Class indices (0/1 for binary problems), with the row chunks of ``X``.
+    y : dask.array.Array of shape (n_samples,), int64 or float64
+        Class indices (0/1 for binary problems), or a regressor's target scaled
+        into ``[-1, 1]``, with the row chunks of ``X``.
     row_clip : float
     fit_intercept : bool
     n_outputs : int

@@ -638,8 +638,7 @@ class PrivateNewtonOracle:
         self._factor = float(sensitivity_factor)
         self.privacy_filter = privacy_filter
         self._rng = rng
-        self.n_samples = None if public_n_samples is None else int(public_n_samples)
-        self.n_features = self._rows.n_features
+        self.n_samples, self.n_features = int(public_n_samples), self._rows.n_features
         # c: the largest operator norm of one row's term of H / m.
         self.curvature_bound = self._bound**2 / (
             (2.0 if softmax_ else 4.0) * self.n_samples

@@ -168,7 +168,9 @@ def solve(
     dtype : numpy dtype
         The dtype of the released coefficients.
     fit_intercept : bool
+        Whether the last column of each output's block is an intercept.
     delta : float
+        The fit's delta, reported with the spend (``epsilon_`` is computed at it).
 
     Returns
     -------
@@ -176,6 +178,11 @@ def solve(
         ``ledger`` is one :class:`~sklearn_dpgd.accounting.NoisyMaxSteps` of
         ``2 T`` Gumbel selections, ``mu`` None, ``learning_rates`` the selected
         steps ``eta_t`` and ``public_n_samples`` None (no size was used).
+
+    Raises
+    ------
+    BudgetExhaustedError
+        If ``privacy_filter`` refuses a selection (the plan exceeds its cap).
     """
     d, k = oracle.n_features, oracle.n_outputs
     theta = np.zeros((k, d + 1)) if initial is None else np.array(initial, float)

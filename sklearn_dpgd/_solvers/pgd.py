@@ -267,7 +267,6 @@ def solve(
     dtype,
     fit_intercept,
     delta,
-    n_counted,
     adaptive_plan=False,
     cap_epsilon=None,
     diagnostics=None,
@@ -304,8 +303,6 @@ def solve(
         The dtype of the released coefficients.
     fit_intercept : bool
     delta : float
-    n_counted : int
-        Records charged before the releases (the noisy count).
     adaptive_plan : bool, default=False
         Whether the plan used a noisy count: the filter's cap is then reported.
     cap_epsilon : float or None, default=None

@@ -201,16 +201,17 @@ default=%(solver_default)s
         fit counts once, the rule reads the released count, and the solver it
         picks uses it. The private searches run "auto" as "gd" (their grids and
         budget split are those of "gd"). The solver run is ``solver_``. "pgd"
-        (:class:`DPLogisticRegression`, binary): private preconditioned
-        gradient descent over rows scaled to feature norm at most 1: one noisy
-        Gram matrix, then ``max_iter`` ("auto": 20) noisy gradients, each row's
-        clipped to ``clip_norm`` ("auto": the rule of "gd"), each followed by
-        the step ``(G~ / 4 + D)^{-1} g~`` (Böhning's curvature bound of the
-        logistic loss, Böhning & Lindsay 1988), the mean of the iterates from
-        the sixth on released; GDP-accounted, 21 passes over ``X``; no
-        temperature scaling (``calibration_`` is None). It refuses what
-        "newton" refuses, more than two classes and
-        ``calibration="temperature"``. "newton"
+        (:class:`DPLogisticRegression`, binary, or multinomial on request):
+        private preconditioned gradient descent over rows scaled to feature
+        norm at most 1: one noisy Gram matrix, then ``max_iter`` ("auto": 20
+        binary, 40 multinomial) noisy gradients, each row's clipped to
+        ``clip_norm`` ("auto": the rule of "gd"), each followed by the step
+        ``(G~ / 4 + D)^{-1} g~`` (Böhning's curvature bound of the logistic
+        loss, Böhning & Lindsay 1988; for ``K`` classes
+        ``(1/2)(I - 11^T/K)`` times the Gram), the mean of the iterates from the
+        sixth on released; GDP-accounted, ``max_iter + 1`` passes over ``X``;
+        no temperature scaling (``calibration_`` is None). It refuses what
+        "newton" refuses and ``calibration="temperature"``. "newton"
         (:class:`DPLogisticRegression`, binary or multinomial): ``max_iter``
         ("auto": 8) private damped Newton iterations, each a noisy gradient and a
         noisy direction ``(H / m + D)^{-1} g`` (the double-noise mechanism of

@@ -176,6 +176,11 @@ def resolve_auto(estimator, X, n_outputs, sample_weight, seed):
     -------
     solver : {"pgd", "gd"}
     kwargs : dict
+
+    Raises
+    ------
+    BudgetExhaustedError
+        If an open ledger's cap refuses the fit's charge (before any row is read).
     """
     if not pgd_possible(estimator, X, n_outputs, sample_weight):
         return "gd", {}
@@ -248,6 +253,13 @@ def solve_pgd(
     Returns
     -------
     result : FitResult
+
+    Raises
+    ------
+    ValueError
+        What :func:`check_pgd` refuses.
+    BudgetExhaustedError
+        If an open ledger's cap refuses the fit's charge (before any row is read).
     """
     X = check_pgd(estimator, X, n_outputs, sample_weight)
     if opened is None:
@@ -322,7 +334,6 @@ def solve_pgd(
         dtype=X.dtype,
         fit_intercept=estimator.fit_intercept,
         delta=estimator.delta,
-        n_counted=int(z_count is not None),
         adaptive_plan=z_count is not None,
         cap_epsilon=estimator.epsilon,
         diagnostics=diagnostics,

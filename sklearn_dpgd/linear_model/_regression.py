@@ -37,12 +37,13 @@ from ._regression_docs import (
 )
 from ._weights import check_sample_weight
 
-# The parameters of the classifiers that have no meaning for a real target:
-# labels, class weights, the Snowball solver and its ball, and the penalty's
-# LogisticRegression spellings (the regressors take Ridge's ``alpha``).
 #: scikit-learn's ``HuberRegressor`` default ``epsilon`` (its threshold).
 SKLEARN_HUBER_EPSILON = 1.35
-_CLASSIFIER_ONLY = ("C", "l1_ratio", "classes", "class_weight", "solver", "radius")
+# The parameters of the classifiers that have no meaning for a real target:
+# labels, class weights, the Snowball solver's ball, and the penalty's
+# LogisticRegression spellings (the regressors take Ridge's ``alpha``; their
+# ``solver`` has its own options below).
+_CLASSIFIER_ONLY = ("C", "l1_ratio", "classes", "class_weight", "radius")
 
 #: The regressors' solvers: noisy gradient descent, private preconditioned
 #: gradient descent (``_pgd.py``), and the default rule between them

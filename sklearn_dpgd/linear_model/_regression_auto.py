@@ -225,6 +225,11 @@ def resolve_regression_auto(estimator, X, sample_weight, seed):
     -------
     solver : {"pgd", "gd"}
     kwargs : dict
+
+    Raises
+    ------
+    BudgetExhaustedError
+        If an open ledger's cap refuses the fit's charge (before any row is read).
     """
     if not pgd_possible(estimator, X, 1, sample_weight):
         return "gd", {}

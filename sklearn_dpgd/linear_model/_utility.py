@@ -83,6 +83,7 @@ from ._prediction_checks import (
     MINORITY_SHARE,
     ROW_NORM_LIMIT,
     USEFUL_GAIN,
+    _computed,
     check_predictions,
     gain_sensitivity,
     noisy_accuracy_gains,
@@ -120,8 +121,8 @@ __all__ = [
 ]
 
 #: Share of the fit's ``mu^2`` spent on the two private diagnostics together.
-#: 0.05 (the training's ``mu`` loses 2.5%): at 0.01 the counts' noise was tens
-#: of rows on a few hundred, and the class check could not tell a useful model
+#: 0.1 (the training's ``mu`` loses 5%): at 0.01 the counts' noise was tens of
+#: rows on a few hundred, and the class check could not tell a useful model
 #: from a majority-class guess (benchmarks/bench_utility_warnings.py).
 DIAGNOSTICS_SHARE = 0.1
 #: Part of :data:`DIAGNOSTICS_SHARE` that goes to the unscaled-row count (the
@@ -258,11 +259,6 @@ def _row_norms(X):
     if sp.issparse(X) or isinstance(X, np.ndarray) or not hasattr(X, "compute"):
         return row_norms(X)  # one pass, no n-by-d temporary
     return np.sqrt((X.astype(np.float64) ** 2).sum(axis=1))  # Dask: lazy, by chunk
-
-
-def _computed(value):
-    """A Dask result computed where its chunks live; NumPy values as they are."""
-    return value.compute() if hasattr(value, "compute") else value
 
 
 def check_row_norms(
