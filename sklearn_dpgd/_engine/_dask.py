@@ -443,9 +443,15 @@ def _newton_chunk_gradient(
 ):
     """Runs on the worker holding the chunk; returns only the gradient sum."""
     with serial_blas():
-        scale = _newton_sums.row_scales(X_chunk, row_clip)
+        squared = _newton_sums.squared_norms(X_chunk)  # once per chunk and step
+        scale = _newton_sums.row_scales(X_chunk, row_clip, squared)
+        norms = (
+            None
+            if clip is None
+            else _newton_sums.clipped_norms(X_chunk, scale, args[0], squared)
+        )
         return _newton_sums.gradient_sum(
-            X_chunk, y_chunk, scale, theta, *args, clip, *loss
+            X_chunk, y_chunk, scale, theta, *args, clip, *loss, norms
         )
 
 

@@ -17,9 +17,15 @@ import numpy as np
 from scipy.special import expit, softmax
 
 
-def row_scales(X, row_clip):
-    """``s_i = min(1, row_clip / ||x_i||)``: each row's clip factor."""
-    norms = np.sqrt(np.einsum("ij,ij->i", X, X, dtype=np.float64))
+def squared_norms(X):
+    """``||x_i||^2`` of each row ``(n,)``, float64: one pass over ``X``."""
+    return np.einsum("ij,ij->i", X, X, dtype=np.float64)
+
+
+def row_scales(X, row_clip, squared=None):
+    """``s_i = min(1, row_clip / ||x_i||)``: each row's clip factor (``squared``:
+    the rows' :func:`squared_norms` if already known)."""
+    norms = np.sqrt(squared_norms(X) if squared is None else squared)
     return np.minimum(1.0, row_clip / np.maximum(norms, 1e-300))
 
 
@@ -62,10 +68,12 @@ def _binary_residual(X, y, scale, theta, fit_intercept, loss, huber_width):
     return residual
 
 
-def clipped_norms(X, scale, fit_intercept):
+def clipped_norms(X, scale, fit_intercept, squared=None):
     """``||x~_i|| = sqrt(s_i^2 ||x_i||^2 + fit_intercept)``: each clipped row's
-    norm ``(n,)``, the intercept's 1 included."""
-    squared = np.einsum("ij,ij->i", X, X, dtype=np.float64)
+    norm ``(n,)``, the intercept's 1 included (``squared``: the rows'
+    :func:`squared_norms` if already known)."""
+    if squared is None:
+        squared = squared_norms(X)
     return np.sqrt(scale**2 * squared + float(fit_intercept))
 
 
@@ -188,15 +196,15 @@ class LocalNewtonRows:
     def __init__(self, X, y, *, row_clip, fit_intercept, n_outputs, chunk_rows):
         self._X = np.asarray(X)
         self._y = np.asarray(y)  # labels, or a regressor's real target
-        self._scale = row_scales(self._X, row_clip)
+        squared = squared_norms(self._X)  # the one pass over the rows' norms
+        self._scale = row_scales(self._X, row_clip, squared)
         self._args = (bool(fit_intercept), int(n_outputs))
         self._chunk = int(chunk_rows)
         self.n_features = self._X.shape[1]
-        self._norms = None  # the clipped rows' norms, computed at the first clip
+        # The clipped rows' norms, for the gradient clip of every step.
+        self._norms = clipped_norms(self._X, self._scale, self._args[0], squared)
 
     def _clipped_norms(self):
-        if self._norms is None:
-            self._norms = clipped_norms(self._X, self._scale, self._args[0])
         return self._norms
 
     def gradient_sum(self, theta, gradient_clip=None, loss=("logistic", 0.0)):
