@@ -2,7 +2,7 @@
 
     python benchmarks/bench_gd_passes.py [--seeds 8] [--data-home DIR]
         [--epsilons 0.1 0.4] [--factors 1 2 3 4] [--heldback DIR]
-        [--tables adult bank synth30 synth200 gauss30]
+        [--tables adult bank synth30 synth200 gauss30] [--default-threads]
 
 Where "auto" keeps gradient descent (small epsilon), can it take fewer passes?
 The automatic horizon is ``T = c t`` steps (``t`` the horizon unit
@@ -17,7 +17,8 @@ radius) on 80/20 stratified holdouts of Adult's and Bank's *training* splits
 delta 1e-8, no ``public_n_samples``, and prints per (table, epsilon, c): the
 steps, holdout accuracy (%, mean ± s.e. over the seeds), its difference to
 ``c = 4`` and the median ratio of the fit's time to scikit-learn's
-``LogisticRegression`` on the same rows (one thread each:
+``LogisticRegression`` on the same rows (``--default-threads``: no limit, the
+table beside this one; else one thread each:
 ``NUMBA_NUM_THREADS=1`` and ``threadpool_limits(1)``, timed alternately in one
 process). ``--tables`` also takes the synthetic tables of
 ``benchmarks/bench_pgd_band.py`` (synth30, synth200, gauss30). With
@@ -29,8 +30,11 @@ rows (``linear_model/_calibration.py``), so they are not passes over ``X``.
 """
 
 import os
+import sys
 
-os.environ.setdefault("NUMBA_NUM_THREADS", "1")
+DEFAULT_THREADS = "--default-threads" in sys.argv
+if not DEFAULT_THREADS:
+    os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 
 import argparse  # noqa: E402
 import glob  # noqa: E402
@@ -113,6 +117,11 @@ def main():
     parser.add_argument("--epsilons", type=float, nargs="+", default=[0.1, 0.4])
     parser.add_argument("--factors", type=float, nargs="+", default=[1, 2, 3, 4])
     parser.add_argument("--heldback", default=None)
+    parser.add_argument(
+        "--default-threads",
+        action="store_true",
+        help="no thread limit (the table beside the one-thread one)",
+    )
     parser.add_argument("--tables", nargs="+", default=["adult", "bank"])
     parser.add_argument(
         "--data-home", default=os.environ.get("SKLEARN_DPGD_DATA", "~/sklearn_dpgd")
@@ -123,7 +132,7 @@ def main():
     print("load average {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
     print("| table | eps | c | steps | holdout acc | - (c=4) | time / sklearn |")
     print("|---|---|---|---|---|---|---|")
-    with threadpool_limits(1):
+    with threadpool_limits(None if DEFAULT_THREADS else 1):
         for name, data in _tables(args.heldback, args.tables, home):
             for epsilon in args.epsilons:
                 unit = _horizon_unit(

@@ -23,7 +23,8 @@ unit-norm rows: the papers' preprocessing, whose categories and ranges are read
 from the data, as in the papers); delta = 1e-8. Per epsilon and seed (0 .. seeds -
 1), in one process, one thread each (as ``bench_peers.py``: ``NUMBA_NUM_THREADS``
 and the BLAS variables = 1 before any import, ``threadpool_limits(1)`` around the
-fits) and in an order alternating with the seed: the default
+fits; ``--default-threads``: no limit, the table beside it) and in an order
+alternating with the seed: the default
 ``DPLogisticRegression(epsilon, delta, classes=[0, 1], random_state=seed)``
 (``solver="auto"``, add/remove-one, no public size), the same with
 ``solver="gd"``, and scikit-learn's ``LogisticRegression(max_iter=1000)``.
@@ -50,8 +51,10 @@ rule's threshold).
 import os
 import sys
 
-for _lib in ("NUMBA", "OMP", "OPENBLAS", "MKL"):
-    os.environ[f"{_lib}_NUM_THREADS"] = "1"
+DEFAULT_THREADS = "--default-threads" in sys.argv
+if not DEFAULT_THREADS:
+    for _lib in ("NUMBA", "OMP", "OPENBLAS", "MKL"):
+        os.environ[f"{_lib}_NUM_THREADS"] = "1"
 
 import argparse  # noqa: E402
 import time  # noqa: E402
@@ -173,6 +176,11 @@ def main():
     parser.add_argument("--tables", nargs="+", default=None)
     parser.add_argument("--pgd-steps", type=int, nargs="+", default=None)
     parser.add_argument(
+        "--default-threads",
+        action="store_true",
+        help="no thread limit (the table beside the one-thread one)",
+    )
+    parser.add_argument(
         "--diffprivlib-python",
         default=os.environ.get("SKLEARN_DPGD_DIFFPRIVLIB_PYTHON"),
     )
@@ -191,7 +199,8 @@ def main():
         majority = 100 * max(y_train.mean(), 1 - y_train.mean())
         print(f"{path.stem:16s} train {len(X_train):>6,d} test {len(X_test):>6,d} "
               f"p {X_train.shape[1]:>3d} majority {majority:5.2f}%")  # fmt: skip
-    print(f"\nHeld-back tables, one thread each ({args.seeds} seeds; {load()})")
+    threads = "default threads" if DEFAULT_THREADS else "one thread each"
+    print(f"\nHeld-back tables, {threads} ({args.seeds} seeds; {load()})")
     if not args.diffprivlib_python:
         print("diffprivlib: skipped (no --diffprivlib-python given)")
     dpl = f" {'diffprivlib':>13s} {'dpl/sk':>7s}" if args.diffprivlib_python else ""
@@ -200,18 +209,18 @@ def main():
         f"{'ran pgd':>7s} {'sklearn':>13s} {'def/sk':>7s} {'def/gd':>7s} "
         f"{'gd/sk':>7s}{dpl}  target"
     )
-    with threadpool_limits(1):
+    with threadpool_limits(None if DEFAULT_THREADS else 1):
         for name, data in tables.items():
             _rows(name, data, args.epsilons, args.seeds, args.diffprivlib_python)
     print(f"(end; {load()})")
     if args.pgd_steps:
-        print(f"\nForced solver=\"pgd\" against \"gd\", one thread each "
+        print(f"\nForced solver=\"pgd\" against \"gd\", {threads} "
               f"({args.seeds} seeds; {load()}); per T: accuracy, minus gd, "
               "time / sk")  # fmt: skip
         heads = " ".join(f"{'pgd T=' + str(T):>13s} {'-gd':>6s} {'t/sk':>6s}"
                          for T in args.pgd_steps)  # fmt: skip
         print(f"{'table':16s} {'eps':>4s} {'t':>6s} {'gd':>13s} {heads}")
-        with threadpool_limits(1):
+        with threadpool_limits(None if DEFAULT_THREADS else 1):
             for name, data in tables.items():
                 _pgd_rows(name, data, args.epsilons, args.seeds, args.pgd_steps)
         print(f"(end; {load()})")
