@@ -262,7 +262,7 @@ def check_predictions(
         cause = (
             f"The rows look unscaled: a noisy count finds {unscaled_count:.0f} "
             f"of about {n_samples:.0f} rows with norm above {ROW_NORM_LIMIT:g} "
-            "times the clipping norm, so every gradient is clipped and the "
+            "times max(1, the clipping norm), so every gradient is clipped and the "
             "columns of small scale drown in the noise. Scale the columns "
             "privately first (e.g. sklearn_dpgd.preprocessing."
             "DPStandardScaler with public bounds in a make_private_pipeline; "

@@ -53,6 +53,7 @@ from ..exceptions import PrivacyLeakWarning, UtilityWarning
 from ..linear_model._base import _BaseDPLinearModel
 from ..linear_model._weights import check_sample_weight
 from ..pipeline import PrivatePipeline, find_privacy_leaks
+from ._grids import grid_estimator
 from ._selection import _selection_epsilon, report_noisy_max, validation_score
 
 # Parameters every candidate estimator must have: the search sets them.
@@ -99,9 +100,7 @@ def _gd_for_auto(estimator):
 
 def _weight_bound(estimator):
     """``max_sample_weight`` of ``estimator`` (a pipeline's final step), or None."""
-    if isinstance(estimator, PrivatePipeline):
-        estimator = estimator.steps[-1][1]
-    return estimator.get_params(deep=False).get("max_sample_weight")
+    return grid_estimator(estimator).get_params(deep=False).get("max_sample_weight")
 
 
 def _weight_kwargs(estimator, weights):
@@ -515,10 +514,7 @@ class _BasePrivateSearch(
         ``y`` would release their number through the candidates' settings, beyond
         the candidate fits' own (warned) reading of the label set.
         """
-        tuned = self._tuned()
-        if isinstance(tuned, PrivatePipeline):
-            tuned = tuned.steps[-1][1]
-        classes = tuned.get_params(deep=False).get("classes")
+        classes = grid_estimator(self._tuned()).get_params(deep=False).get("classes")
         if classes is None:
             classes = (0, 1)
         n_features = _num_features(X)
