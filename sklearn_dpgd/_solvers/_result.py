@@ -7,10 +7,37 @@ Su, "Gaussian differential privacy", JRSS B 84(1), 2022, Cor. 2.13), capped by a
 adaptive plan's ``cap_epsilon``.
 """
 
+import numpy as np
+
 from .._base import FitResult
 from ..accounting import gdp_epsilon
 
-__all__ = ["gdp_fit_result"]
+__all__ = ["coefficient_mask", "gdp_fit_result", "start_point"]
+
+
+def start_point(initial, n_outputs, n_features):
+    """The flat parameters ``theta`` a solver starts from.
+
+    Parameters
+    ----------
+    initial : ndarray of shape (n_outputs, n_features + 1) or None
+        Public starting point; None starts from zero.
+    n_outputs, n_features : int
+
+    Returns
+    -------
+    theta : ndarray of shape (n_outputs * (n_features + 1),), float64
+        ``n_outputs`` blocks of the coefficients, then the intercept (a copy).
+    """
+    if initial is None:
+        return np.zeros(n_outputs * (n_features + 1))
+    return np.array(initial, dtype=float).ravel()
+
+
+def coefficient_mask(n_outputs, n_features):
+    """Where the coefficients (not the intercepts) sit in the flat ``theta``:
+    a boolean ndarray of shape ``(n_outputs * (n_features + 1),)``."""
+    return (np.arange(n_outputs * (n_features + 1)) % (n_features + 1)) < n_features
 
 
 def gdp_fit_result(

@@ -19,7 +19,7 @@ import numpy as np
 
 from .._base import model_arrays
 from ._progress import Deciles
-from ._result import gdp_fit_result
+from ._result import coefficient_mask, gdp_fit_result, start_point
 
 # The three constants below were chosen on an 80/20 holdout of Adult's
 # *training* split (never its test split; 2 seeds, epsilon 0.1, 0.4, 1.6, among
@@ -158,13 +158,8 @@ def solve(
         ``learning_rates`` is None.
     """
     d, k = oracle.n_features, oracle.n_outputs
-    theta = (
-        np.zeros(k * (d + 1))
-        if initial is None
-        else np.array(initial, dtype=float).ravel()
-    )
-    # The coefficients (not the intercepts) of each output, in the flat theta.
-    coefs = (np.arange(k * (d + 1)) % (d + 1)) < d
+    theta = start_point(initial, k, d)
+    coefs = coefficient_mask(k, d)
     progress = Deciles(verbose)
     for t in range(n_steps):
         grad = oracle.noisy_gradient(theta, z_gradient)

@@ -34,7 +34,7 @@ from scipy.linalg import cho_factor, cho_solve, eigh
 
 from .._base import model_arrays
 from ._progress import Deciles
-from ._result import gdp_fit_result
+from ._result import coefficient_mask, gdp_fit_result, start_point
 
 # The constants below were chosen on 80/20 holdouts of Adult's and Bank's
 # *training* splits (never their test splits; 6 seeds, epsilon 0.4, 1.6, 4,
@@ -175,14 +175,26 @@ def preconditioner(noisy_gram, damping, penalty, fit_intercept, curvature=0.25):
     factor : tuple
         For :func:`scipy.linalg.cho_solve`.
     """
+    matrix = _psd_part(noisy_gram, curvature)
+    matrix[np.diag_indices(matrix.shape[0])] += _damping_diagonal(
+        matrix.shape[0], damping, penalty, fit_intercept
+    )
+    return cho_factor(matrix)
+
+
+def _psd_part(noisy_gram, scale=1.0):
+    """``scale [G~]_+``: the released Gram with its negative eigenvalues set to 0."""
     values, vectors = eigh(noisy_gram)
-    matrix = (vectors * (np.maximum(values, 0.0) * curvature)) @ vectors.T
-    width = matrix.shape[0]
+    return (vectors * (np.maximum(values, 0.0) * scale)) @ vectors.T
+
+
+def _damping_diagonal(width, damping, penalty, fit_intercept):
+    """``D``: ``damping + penalty`` on the coefficients, ``damping`` on the
+    intercept (the last coordinate, if fitted)."""
     diagonal = np.full(width, float(damping) + float(penalty))
     if fit_intercept:
         diagonal[-1] -= float(penalty)
-    matrix[np.diag_indices(width)] += diagonal
-    return cho_factor(matrix)
+    return diagonal
 
 
 def multinomial_preconditioner(
@@ -221,13 +233,9 @@ def multinomial_preconditioner(
     factors : tuple
         For :func:`multinomial_solve`.
     """
-    width = noisy_gram.shape[0]
-    diagonal = np.full(width, float(damping) + float(penalty))
-    if fit_intercept:
-        diagonal[-1] -= float(penalty)
+    diagonal = _damping_diagonal(noisy_gram.shape[0], damping, penalty, fit_intercept)
     scale = 1.0 / np.sqrt(diagonal)
-    values, vectors = eigh(noisy_gram)
-    gram = (vectors * np.maximum(values, 0.0)) @ vectors.T
+    gram = _psd_part(noisy_gram)
     g_values, g_vectors = eigh(gram * scale[:, None] * scale[None, :])
     b_values, b_vectors = eigh(np.eye(n_classes) - 1.0 / n_classes)
     spectrum = np.outer(np.maximum(b_values, 0.0), np.maximum(g_values, 0.0))
@@ -327,9 +335,7 @@ def solve(
     """
     d, k = oracle.n_features, oracle.n_outputs
     width = d + int(bool(fit_intercept))
-    theta = (
-        np.zeros(k * (d + 1)) if initial is None else np.array(initial, float).ravel()
-    )
+    theta = start_point(initial, k, d)
     if diagnostics is not None and diagnostics[0] is not None:
         diagnostics[0](privacy_filter=privacy_filter, clip_norm=clip_norm)
     first = len(privacy_filter.noise_multipliers)
@@ -343,7 +349,7 @@ def solve(
         factor = multinomial_preconditioner(
             gram, damping, alpha, fit_intercept, k, curvature
         )
-    coefs = np.tile(np.arange(d + 1) < d, k)
+    coefs = coefficient_mask(k, d)
     tail = min(BURN_IN, n_steps - 1)  # the iterates averaged: t >= tail
     mean = np.zeros(k * (d + 1))
     progress = Deciles(verbose)
