@@ -16,6 +16,9 @@ loss is that of ``x~_i = [s_i x_i, 1]``. ``theta`` is flat: ``K`` blocks of
 import numpy as np
 from scipy.special import expit, softmax
 
+from ._losses import LOSS_CODES
+from ._twins import _regression_residual
+
 
 def squared_norms(X):
     """``||x_i||^2`` of each row ``(n,)``, float64: one pass over ``X``."""
@@ -61,11 +64,12 @@ def _binary_residual(X, y, scale, theta, fit_intercept, loss, huber_width):
     if loss == "logistic":
         labels = np.asarray(y, dtype=np.int64)
         return probabilities(X, scale, theta, fit_intercept, 1) - labels
-    residual = margins(X, scale, theta, fit_intercept, 1)[:, 0]
-    residual -= np.asarray(y, dtype=np.float64)
-    if loss == "huber":
-        np.clip(residual, -huber_width, huber_width, out=residual)
-    return residual
+    return _regression_residual(
+        margins(X, scale, theta, fit_intercept, 1)[:, 0],
+        np.asarray(y, dtype=np.float64),
+        LOSS_CODES[loss],
+        huber_width,
+    )
 
 
 def clipped_norms(X, scale, fit_intercept, squared=None):
