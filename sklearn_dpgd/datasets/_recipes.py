@@ -16,6 +16,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import FunctionTransformer, Normalizer
 
 from .._sklearn_compat import Interval, StrOptions, validate_params
+from .._validation import as_float64
 from ..linear_model import DPLogisticRegression
 from ..pipeline import PREPROCESSING_SHARE, make_private_pipeline
 from ..preprocessing import (
@@ -103,8 +104,11 @@ def _adult_columns():
 
 @row_wise
 def _as_array(X):
-    """The 30 measurements by position, from an array or a DataFrame."""
-    return np.asarray(X, dtype=np.float64)
+    """The 30 measurements by position, from an array or a DataFrame.
+
+    As ``np.asarray(X, dtype=np.float64)``; an error prints no value.
+    """
+    return as_float64(X)
 
 
 def _breast_cancer_pipeline(epsilon, delta, random_state):

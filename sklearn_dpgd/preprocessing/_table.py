@@ -18,6 +18,7 @@ from sklearn.preprocessing import FunctionTransformer, Normalizer
 from sklearn.utils.validation import check_is_fitted
 
 from .._sklearn_compat import Interval, StrOptions
+from .._validation import as_float64
 from ..pipeline import PrivatePipeline
 from ._base import _PrivateTransformer, row_wise
 from ._encoders import DPOneHotEncoder
@@ -45,9 +46,10 @@ def _shifted_log1p(X, lower, upper, log):
     """Clip each column to ``[lower, upper]``; ``log1p(x - lower)`` where ``log``.
 
     Row-wise: every output row is a function of its own row and of the public
-    constants. NaN stays NaN (a later imputer fills it).
+    constants. NaN stays NaN (a later imputer fills it). A value that is not a
+    number is refused without being printed.
     """
-    Z = np.clip(np.asarray(X, dtype=np.float64), lower, upper)
+    Z = np.clip(as_float64(X), lower, upper)
     log = np.asarray(log, dtype=bool)
     if log.any():  # log1p of the listed columns only (indicators need none)
         Z[:, log] = np.log1p(Z[:, log] - lower[log])
@@ -65,17 +67,26 @@ def _datetime_parts(X, lower, upper, parts):
 
     ``"time"`` within ``[lower, upper]`` (public instants in nanoseconds since
     the epoch), ``"month"``, ``"weekday"``, ``"hour"``; a missing instant (NaT)
-    gives 0.5 for every part.
+    gives 0.5 for every part. A column of another dtype is refused by its name
+    and dtype (no value is printed).
     """
     pd = _pandas()
     frame = X if isinstance(X, pd.DataFrame) else pd.DataFrame(X)
     blocks = []
     for j in range(frame.shape[1]):
-        column = pd.to_datetime(frame.iloc[:, j])
+        column = frame.iloc[:, j]
+        if not pd.api.types.is_datetime64_any_dtype(column.dtype):
+            raise ValueError(
+                f"Column {frame.columns[j]!r} was fitted as a datetime column but "
+                f"has dtype {column.dtype}: convert it (pd.to_datetime) first."
+            ) from None
         if column.dt.tz is not None:
             column = column.dt.tz_localize(None)
         missing = column.isna().to_numpy()
-        ns = column.astype("datetime64[ns]").astype("int64").to_numpy(dtype=float)
+        # Clipped to the public instants first (the time is clipped anyway), so
+        # that an instant outside nanosecond range is not refused with its value.
+        inside = column.clip(pd.Timestamp(lower[j]), pd.Timestamp(upper[j]))
+        ns = inside.astype("datetime64[ns]").astype("int64").to_numpy(dtype=float)
         t = column.dt
         time = np.clip((ns - lower[j]) / (upper[j] - lower[j]), 0.0, 1.0)
         every = {
