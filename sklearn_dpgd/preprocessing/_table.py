@@ -295,8 +295,10 @@ class DPTableVectorizer(_PrivateTransformer):
     ------
     ValueError
         In ``fit``: columns with no declaration (listed, with the dicts to
-        write), declarations of absent columns, ranges not finite with
-        ``lo < hi``; at ``transform``, columns different from ``fit``'s.
+        write), declarations of absent columns, of a column in both
+        ``categories`` and ``bounds``, ``missing`` or ``exact_bounds`` entries
+        not numeric columns of ``bounds``, ranges not finite with ``lo < hi``;
+        at ``transform``, columns different from ``fit``'s.
     TypeError
         If ``X`` is not a DataFrame or 2-D array, or a column declared in ``bounds``
         is not numeric, boolean or datetime (naming it and its dtype).
@@ -443,6 +445,9 @@ class DPTableVectorizer(_PrivateTransformer):
         )
         if absent:
             raise ValueError(f"Declared columns not in X: {absent}.")
+        both = [str(c) for c in bounds if categories.get(c) is not None]
+        if both:
+            raise ValueError(f"Columns declared in both categories and bounds: {both}.")
         kinds = {
             k: [] for k in ("categorical", "private", "bool", "datetime", "numeric")
         }
@@ -473,6 +478,14 @@ class DPTableVectorizer(_PrivateTransformer):
                 undeclared.append((column, kind, dtype))
         if undeclared:
             raise ValueError(_undeclared_message(undeclared))
+        # Elsewhere they would be ignored, their budget share reserved unspent.
+        for param in ("missing", "exact_bounds"):
+            wrong = [str(c) for c in getattr(self, param) if c not in kinds["numeric"]]
+            if wrong:
+                raise ValueError(
+                    f"{param} lists columns that are not numeric columns declared "
+                    f"in bounds: {wrong}."
+                )
         return kinds
 
     def _numeric_blocks(self, columns):
