@@ -460,3 +460,18 @@ def test_sklearn_construction_checks(check):
     # which the vectorizer refuses by design (undeclared columns); these are the
     # checks of its construction, which hold for any estimator.
     getattr(estimator_checks, check)("DPTableVectorizer", _vectorizer())
+
+
+def test_a_missing_nullable_boolean_is_the_public_constant_one_half():
+    flags = pd.array([True, None, False, True], dtype="boolean")
+    X = pd.DataFrame({"flag": flags, "plain": [True, False, False, True]})
+    vec = DPTableVectorizer(norm=None)
+    np.testing.assert_array_equal(
+        vec.fit_transform(X), [[1.0, 1.0], [0.5, 0.0], [0.0, 0.0], [1.0, 1.0]]
+    )
+    assert vec.epsilon_ == 0.0  # row-wise: nothing read
+    assert list(vec.get_feature_names_out()) == ["flag", "plain"]
+    # Plain booleans keep their step.
+    plain = DPTableVectorizer(norm=None).fit(X[["plain"]])
+    columns = plain.pipeline_.pipeline_.named_steps["columns"]
+    assert isinstance(columns.named_transformers_["bool"], DPMinMaxScaler)

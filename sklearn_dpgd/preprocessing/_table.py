@@ -24,6 +24,7 @@ from ._encoders import DPOneHotEncoder
 from ._imputer import DPSimpleImputer
 from ._scalers import DPMinMaxScaler, DPStandardScaler
 from ._table_rows import (
+    _booleans,
     _datetime_names,
     _datetime_parts,
     _pandas,
@@ -123,7 +124,9 @@ class DPTableVectorizer(_PrivateTransformer):
       (:class:`DPOneHotEncoder`; missing and undeclared values go to one
       ``<column>_other`` column; with ``min_frequency`` the categories with a
       small Gaussian noisy count are grouped there too);
-    * boolean dtype: 0/1, its domain being public (no declaration needed);
+    * boolean dtype: 0/1, its domain being public (no declaration needed); a
+      missing value (NA) of a nullable boolean (``"boolean"`` dtype) gives the
+      public constant 0.5, row-wise;
     * datetime dtype declared in ``bounds`` with two instants: the parts of
       ``datetime_parts`` in [0, 1] (the time within the declared range, and if
       asked the month, the weekday, the hour; NaT gives 0.5), row-wise, reading
@@ -471,6 +474,10 @@ class DPTableVectorizer(_PrivateTransformer):
             blocks.append(("categorical_private", encoder, kinds["private"], readers))
         if kinds["bool"]:
             scaler = DPMinMaxScaler(bounds=(0, 1))
+            if any(isinstance(X[c].dtype, pd.BooleanDtype) for c in kinds["bool"]):
+                # NA to 0.5 first, row-wise; plain booleans are as they were.
+                fill = FunctionTransformer(_booleans, feature_names_out="one-to-one")
+                scaler = Pipeline([("fill", fill), ("scale", scaler)])
             blocks.append(("bool", scaler, kinds["bool"], {}))
         if kinds["datetime"]:
             lower, upper = zip(

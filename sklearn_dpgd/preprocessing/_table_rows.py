@@ -37,6 +37,16 @@ def _shifted_log1p(X, lower, upper, log):
     return Z
 
 
+@row_wise
+def _booleans(X):
+    """Each boolean as 0/1; a missing one (NA of a nullable boolean) as 0.5.
+
+    Row-wise: 0.5 is a public constant, as for a missing instant.
+    """
+    frame = _pandas().DataFrame(X)
+    return frame.astype("Float64").fillna(0.5).to_numpy(dtype=np.float64)
+
+
 def _transformed_range(lo, hi, log):
     """The range of a column after :func:`_shifted_log1p`."""
     return (0.0, math.log1p(hi - lo)) if log else (float(lo), float(hi))
