@@ -17,6 +17,7 @@ from ._warnings import warn_once
 from .exceptions import PrivacyLeakWarning
 
 __all__ = [
+    "as_float64",
     "check_array",
     "encode_labels",
     "validate_data",
@@ -128,6 +129,33 @@ def check_array(*args, **kwargs):
         if message is None:
             raise
     raise ValueError(message)
+
+
+def as_float64(X):
+    """``np.asarray(X, dtype=np.float64)``, with no data value in errors.
+
+    For the package's row-wise functions: any shape, NaN and inf pass as with
+    ``np.asarray``; a string that is not a number is refused as by
+    :func:`check_array`, without the value.
+
+    Parameters
+    ----------
+    X : array-like
+
+    Returns
+    -------
+    X : ndarray of float64
+        ``X`` itself when it already is one.
+    """
+    return check_array(
+        X,
+        dtype=np.float64,
+        ensure_all_finite=False,
+        ensure_2d=False,
+        allow_nd=True,
+        ensure_min_samples=0,
+        ensure_min_features=0,
+    )
 
 
 def encode_labels(estimator, y, *, stacklevel=4):

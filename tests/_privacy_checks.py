@@ -1,11 +1,37 @@
-"""Privacy checks shared by the solvers' test modules."""
+"""Privacy checks shared by the solvers' test modules, and their scaffolding."""
 
 import math
 
+import numpy as np
 import pytest
 
 from sklearn_dpgd.accounting import PrivacyLedger, gdp_epsilon, gdp_mu
 from sklearn_dpgd.exceptions import BudgetExhaustedError
+
+DELTA = 1e-6
+# Three rows of norm below 1, the neighbouring pairs' common part (a row is added
+# or replaced).
+BASE = np.array([[0.3, -0.4, 0.1], [0.0, 0.5, 0.5], [-0.6, 0.0, 0.2]])
+
+
+class _Filter:
+    """Records what is charged; charges nothing."""
+
+    def __init__(self):
+        self.records = []
+
+    def charge(self, record):
+        self.records.append(record)
+
+
+class _ConstantNormals:
+    """A generator whose standard normals are all ``value``."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def standard_normal(self, size):
+        return np.full(size, float(self.value))
 
 
 def assert_refused_before_the_oracle(fit, module, monkeypatch, delta, epsilon=0.7):

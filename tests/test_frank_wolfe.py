@@ -35,21 +35,11 @@ from sklearn_dpgd.exceptions import UtilityWarning
 from sklearn_dpgd.linear_model import _utility as utility
 from sklearn_dpgd.model_selection import PrivateGridSearchCV
 
+from ._privacy_checks import DELTA, _Filter
 from ._sklearn_checks import expected_failed_checks, parametrize_with_checks
 
-DELTA = 1e-6
 RADIUS = 3.0
 CLIP = 1.0
-
-
-class _Filter:
-    """Records what is charged; charges nothing."""
-
-    def __init__(self):
-        self.records = []
-
-    def charge(self, record):
-        self.records.append(record)
 
 
 class _ZeroGumbel:

@@ -40,29 +40,12 @@ from sklearn_dpgd.accounting import (
 from sklearn_dpgd.audit import audit
 from sklearn_dpgd.model_selection import PrivateGridSearchCV
 
-from ._privacy_checks import assert_refused_before_the_oracle
-
-DELTA = 1e-6
-
-
-class _Filter:
-    """Records what is charged; charges nothing."""
-
-    def __init__(self):
-        self.records = []
-
-    def charge(self, record):
-        self.records.append(record)
-
-
-class _ConstantNormals:
-    """A generator whose standard normals are all ``value``."""
-
-    def __init__(self, value):
-        self.value = value
-
-    def standard_normal(self, size):
-        return np.full(size, float(self.value))
+from ._privacy_checks import (
+    DELTA,
+    _ConstantNormals,
+    _Filter,
+    assert_refused_before_the_oracle,
+)
 
 
 def _oracle(X, y, *, m, factor=1.0, fit_intercept=True, row_clip=1.0, noise=0.0):

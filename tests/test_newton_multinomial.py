@@ -32,23 +32,7 @@ from sklearn_dpgd.accounting import GaussianSteps, gdp_mu
 from sklearn_dpgd.audit import audit
 from sklearn_dpgd.linear_model._newton import MAX_NEWTON_PARAMS
 
-DELTA = 1e-6
-
-
-class _Filter:
-    def __init__(self):
-        self.records = []
-
-    def charge(self, record):
-        self.records.append(record)
-
-
-class _ConstantNormals:
-    def __init__(self, value):
-        self.value = value
-
-    def standard_normal(self, size):
-        return np.full(size, float(self.value))
+from ._privacy_checks import DELTA, _ConstantNormals, _Filter
 
 
 def _oracle(X, y, *, m, k=3, factor=1.0, fit_intercept=True, noise=0.0, **kw):

@@ -42,29 +42,13 @@ from sklearn_dpgd.model_selection import PrivateGridSearchCV
 from sklearn_dpgd.pipeline import make_private_pipeline
 from sklearn_dpgd.schedules._defaults import auto_clip_norm
 
-from ._privacy_checks import assert_refused_before_the_oracle
-
-DELTA = 1e-6
-
-
-class _Filter:
-    """Records what is charged; charges nothing."""
-
-    def __init__(self):
-        self.records = []
-
-    def charge(self, record):
-        self.records.append(record)
-
-
-class _ConstantNormals:
-    """A generator whose standard normals are all ``value``."""
-
-    def __init__(self, value):
-        self.value = value
-
-    def standard_normal(self, size):
-        return np.full(size, float(self.value))
+from ._privacy_checks import (
+    BASE,
+    DELTA,
+    _ConstantNormals,
+    _Filter,
+    assert_refused_before_the_oracle,
+)
 
 
 def _gram(X, *, factor=1.0, fit_intercept=True, row_clip=1.0, noise=0.0, m=10):
@@ -83,9 +67,6 @@ def _gram(X, *, factor=1.0, fit_intercept=True, row_clip=1.0, noise=0.0, m=10):
 
 def _upper_norm(A):
     return float(np.linalg.norm(A[np.triu_indices(A.shape[0])]))
-
-
-BASE = np.array([[0.3, -0.4, 0.1], [0.0, 0.5, 0.5], [-0.6, 0.0, 0.2]])
 
 
 # ------------------------------------------------------------- the Gram release

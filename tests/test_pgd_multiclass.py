@@ -30,29 +30,17 @@ from sklearn_dpgd._solvers.pgd import (
 )
 from sklearn_dpgd.accounting import GaussianSteps, gdp_mu
 
-from ._privacy_checks import assert_refused_before_the_oracle
+from ._privacy_checks import (
+    BASE,
+    DELTA,
+    _ConstantNormals,
+    _Filter,
+    assert_refused_before_the_oracle,
+)
 
-DELTA = 1e-6
 K = 3
 
 
-class _Filter:
-    def __init__(self):
-        self.records = []
-
-    def charge(self, record):
-        self.records.append(record)
-
-
-class _ConstantNormals:
-    def __init__(self, value):
-        self.value = value
-
-    def standard_normal(self, size):
-        return np.full(size, float(self.value))
-
-
-BASE = np.array([[0.3, -0.4, 0.1], [0.0, 0.5, 0.5], [-0.6, 0.0, 0.2]])
 LABELS = np.array([0, 1, 2])
 
 

@@ -32,11 +32,14 @@ from sklearn_dpgd.exceptions import UtilityWarning
 from sklearn_dpgd.model_selection import PrivateGridSearchCV
 from sklearn_dpgd.schedules import UniformSchedule
 
-from ._privacy_checks import assert_refused_before_the_oracle
-from .test_pgd import _ConstantNormals, _Filter
+from ._privacy_checks import (
+    BASE,
+    DELTA,
+    _ConstantNormals,
+    _Filter,
+    assert_refused_before_the_oracle,
+)
 
-DELTA = 1e-6
-BASE = np.array([[0.3, -0.4, 0.1], [0.0, 0.5, 0.5], [-0.6, 0.0, 0.2]])
 TARGET = np.array([0.2, -0.5, 0.9])
 STEPS, GRAM_SHARE, KAPPA, CLIP = PGD_PLANS["squared"]
 

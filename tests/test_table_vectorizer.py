@@ -183,6 +183,40 @@ def test_errors_never_show_private_values():
     assert "987654" not in str(info.value)
 
 
+@pytest.mark.parametrize(
+    "params, message",
+    [
+        ({"missing": ["score", "job"]}, r"missing lists .*: \['job'\]"),
+        ({"missing": ["score", "member"]}, r"missing lists .*: \['member'\]"),
+        ({"missing": ["score", "joined"]}, r"missing lists .*: \['joined'\]"),
+        ({"exact_bounds": ["job"]}, r"exact_bounds lists .*: \['job'\]"),
+        ({"exact_bounds": ["joined"]}, r"exact_bounds lists .*: \['joined'\]"),
+        (
+            {"bounds": {**SCHEMA["bounds"], "job": (0, 1)}},
+            r"both categories and bounds: \['job'\]",
+        ),
+    ],
+)
+def test_declarations_that_would_be_ignored_are_refused(params, message):
+    # Ignored, they would make the vectorizer reserve a budget share it never
+    # spends (missing=['job'] alone: epsilon_ 0.946 of 1.0 in a pipeline).
+    params = {**SCHEMA, "missing": ["score"], **params}
+    with pytest.raises(ValueError, match=message):
+        DPTableVectorizer(**params).fit(_table())
+
+
+def test_the_budget_is_spent_whole_without_ignored_declarations():
+    X = pd.DataFrame({"a": [1.0, 2.0, 3.0, 4.0] * 25, "job": ["x", "y"] * 50})
+    model = make_private_pipeline(
+        DPTableVectorizer(
+            categories={"job": ["x", "y"]}, bounds={"a": (0, 5)}, exact_bounds=["a"]
+        ),
+        DPLogisticRegression(classes=[0, 1]),
+        epsilon=1.0,
+    ).fit(X, [0, 1] * 50)
+    assert model.epsilon_ == pytest.approx(1.0)
+
+
 def test_transform_requires_the_fitted_columns():
     X = _table()
     vec = _vectorizer(random_state=0).fit(X)
@@ -426,3 +460,18 @@ def test_sklearn_construction_checks(check):
     # which the vectorizer refuses by design (undeclared columns); these are the
     # checks of its construction, which hold for any estimator.
     getattr(estimator_checks, check)("DPTableVectorizer", _vectorizer())
+
+
+def test_a_missing_nullable_boolean_is_the_public_constant_one_half():
+    flags = pd.array([True, None, False, True], dtype="boolean")
+    X = pd.DataFrame({"flag": flags, "plain": [True, False, False, True]})
+    vec = DPTableVectorizer(norm=None)
+    np.testing.assert_array_equal(
+        vec.fit_transform(X), [[1.0, 1.0], [0.5, 0.0], [0.0, 0.0], [1.0, 1.0]]
+    )
+    assert vec.epsilon_ == 0.0  # row-wise: nothing read
+    assert list(vec.get_feature_names_out()) == ["flag", "plain"]
+    # Plain booleans keep their step.
+    plain = DPTableVectorizer(norm=None).fit(X[["plain"]])
+    columns = plain.pipeline_.pipeline_.named_steps["columns"]
+    assert isinstance(columns.named_transformers_["bool"], DPMinMaxScaler)

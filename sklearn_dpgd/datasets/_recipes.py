@@ -16,6 +16,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import FunctionTransformer, Normalizer
 
 from .._sklearn_compat import Interval, StrOptions, validate_params
+from .._validation import as_float64
 from ..linear_model import DPLogisticRegression
 from ..pipeline import PREPROCESSING_SHARE, make_private_pipeline
 from ..preprocessing import (
@@ -103,8 +104,11 @@ def _adult_columns():
 
 @row_wise
 def _as_array(X):
-    """The 30 measurements by position, from an array or a DataFrame."""
-    return np.asarray(X, dtype=np.float64)
+    """The 30 measurements by position, from an array or a DataFrame.
+
+    As ``np.asarray(X, dtype=np.float64)``; an error prints no value.
+    """
+    return as_float64(X)
 
 
 def _breast_cancer_pipeline(epsilon, delta, random_state):
@@ -333,18 +337,23 @@ def _table_vectorizer(name):
 def public_preprocessor(name):
     """The public-schema preprocessing of Adult or Bank: it reads nothing private.
 
-    The preprocessing steps of :func:`private_pipeline` with every statistic
-    declared: Adult's categories from ``adult.names`` one-hot encoded (unknown
-    values to an ``other`` column), every numeric column clipped to its public
-    range and mapped to [0, 1] (:class:`~sklearn_dpgd.preprocessing.DPOneHotEncoder`
-    and :class:`~sklearn_dpgd.preprocessing.DPMinMaxScaler` with declared
+    Every statistic declared: Adult's categories from ``adult.names`` one-hot
+    encoded (unknown values to an ``other`` column), every numeric column
+    clipped to its public range and mapped to [0, 1]
+    (:class:`~sklearn_dpgd.preprocessing.DPOneHotEncoder` and
+    :class:`~sklearn_dpgd.preprocessing.DPMinMaxScaler` with declared
     ``categories`` and ``bounds``), then unit-norm rows
-    (:class:`~sklearn.preprocessing.Normalizer`). Its ``fit`` reads only the
-    column names and dtypes, so it spends no budget and can be fitted on the
-    private data before any estimator of this package; the estimator's guarantee
-    then covers the whole model. The ranges are wide (e.g. capital-gain in
-    [-1, 99999]), so columns whose values crowd one end lose resolution:
-    :func:`private_pipeline` estimates tighter bounds for 10% of its budget.
+    (:class:`~sklearn.preprocessing.Normalizer`). These are not the steps of
+    :func:`private_pipeline`, whose
+    :class:`~sklearn_dpgd.preprocessing.DPTableVectorizer` also maps the
+    heavy-tailed columns by ``log1p``: they are the builders it replaced, kept
+    (with DP bounds) as the baseline of ``benchmarks/bench_table_vectorizer.py``.
+    Its ``fit`` reads only the column names and dtypes, so it spends no budget
+    and can be fitted on the private data before any estimator of this package;
+    the estimator's guarantee then covers the whole model. The ranges are wide
+    (e.g. capital-gain in [-1, 99999]), so columns whose values crowd one end
+    lose resolution: :func:`private_pipeline` estimates tighter bounds for 10%
+    of its budget.
     Sources of the schema: the category lists of ``adult.names`` (Kohavi & Becker,
     UCI, 1996) and the attribute descriptions of the Bank Marketing data (Moro,
     Cortez & Rita, Decision Support Systems 62, 2014), as in
@@ -370,8 +379,8 @@ def public_preprocessor(name):
 
     See Also
     --------
-    private_pipeline : The same steps with bounds estimated privately, and the
-        classifier, on one budget.
+    private_pipeline : A table vectorizer (log1p of the heavy-tailed columns,
+        bounds estimated privately) and the classifier, on one budget.
     paper_preprocessor : The papers' preprocessing, which reads min/max and
         categories from the data (not private).
 

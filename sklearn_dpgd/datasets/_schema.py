@@ -113,16 +113,11 @@ _BANK_N_FEATURES = 32
 
 # The same ranges as the data dictionaries give them (the smallest possible value
 # first): DPTableVectorizer widens its quantile candidates itself, and its
-# heavy-tail rule reads the true lower end.
+# heavy-tail rule reads the true lower end. The balance (x18) has no smallest
+# possible value: its range starts at its declared floor, unshifted.
 _ADULT_BOUNDS = {c: (lo + 1, hi) for c, (lo, hi) in _ADULT_RANGES.items()}
 _BANK_BOUNDS = {
-    "x0": (18, 100),
-    "x18": (-1e5, 1e6),
-    "x23": (0, 1000),
-    "x24": (0, 7200),
-    "x25": (1, 100),
-    "x27": (0, 1000),
-    "x28": (0, 300),
+    c: (lo if c == "x18" else lo + 1, hi) for c, (lo, hi) in _BANK_RANGES.items()
 }
 
 # Breast cancer (Wisconsin Diagnostic; Street, Wolberg & Mangasarian 1993): the 10

@@ -19,82 +19,23 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._sklearn_compat import Interval, StrOptions
 from ..pipeline import PrivatePipeline
-from ._base import _PrivateTransformer, row_wise
+from ._base import _PrivateTransformer
 from ._encoders import DPOneHotEncoder
 from ._imputer import DPSimpleImputer
 from ._scalers import DPMinMaxScaler, DPStandardScaler
+from ._table_rows import (
+    _booleans,
+    _datetime_names,
+    _datetime_parts,
+    _pandas,
+    _shifted_log1p,
+    _transformed_range,
+)
 
 __all__ = ["DPTableVectorizer", "schema_from_dtypes"]
 
 # The parts of a datetime column, each mapped to [0, 1] by a public constant.
 _DATETIME_PARTS = ("time", "month", "weekday", "hour")
-
-
-def _pandas():
-    try:
-        import pandas as pd
-    except ImportError as exc:  # pragma: no cover - pandas is installed in CI
-        raise ImportError(
-            "DPTableVectorizer and schema_from_dtypes need pandas (pip install pandas)."
-        ) from exc
-    return pd
-
-
-@row_wise
-def _shifted_log1p(X, lower, upper, log):
-    """Clip each column to ``[lower, upper]``; ``log1p(x - lower)`` where ``log``.
-
-    Row-wise: every output row is a function of its own row and of the public
-    constants. NaN stays NaN (a later imputer fills it).
-    """
-    Z = np.clip(np.asarray(X, dtype=np.float64), lower, upper)
-    log = np.asarray(log, dtype=bool)
-    if log.any():  # log1p of the listed columns only (indicators need none)
-        Z[:, log] = np.log1p(Z[:, log] - lower[log])
-    return Z
-
-
-def _transformed_range(lo, hi, log):
-    """The range of a column after :func:`_shifted_log1p`."""
-    return (0.0, math.log1p(hi - lo)) if log else (float(lo), float(hi))
-
-
-@row_wise
-def _datetime_parts(X, lower, upper, parts):
-    """The ``parts`` of each instant, each in [0, 1].
-
-    ``"time"`` within ``[lower, upper]`` (public instants in nanoseconds since
-    the epoch), ``"month"``, ``"weekday"``, ``"hour"``; a missing instant (NaT)
-    gives 0.5 for every part.
-    """
-    pd = _pandas()
-    frame = X if isinstance(X, pd.DataFrame) else pd.DataFrame(X)
-    blocks = []
-    for j in range(frame.shape[1]):
-        column = pd.to_datetime(frame.iloc[:, j])
-        if column.dt.tz is not None:
-            column = column.dt.tz_localize(None)
-        missing = column.isna().to_numpy()
-        ns = column.astype("datetime64[ns]").astype("int64").to_numpy(dtype=float)
-        t = column.dt
-        time = np.clip((ns - lower[j]) / (upper[j] - lower[j]), 0.0, 1.0)
-        every = {
-            "time": time,
-            "month": (t.month.to_numpy(dtype=float) - 1.0) / 11.0,
-            "weekday": t.day_of_week.to_numpy(dtype=float) / 6.0,
-            "hour": t.hour.to_numpy(dtype=float) / 23.0,
-        }
-        block = np.column_stack([every[p] for p in parts])
-        block[missing] = 0.5
-        blocks.append(block)
-    return np.hstack(blocks)
-
-
-def _datetime_names(transformer, input_features):
-    return np.asarray(
-        [f"{c}_{p}" for c in input_features for p in transformer.kw_args["parts"]],
-        dtype=object,
-    )
 
 
 def _kind(dtype, pd):
@@ -183,7 +124,9 @@ class DPTableVectorizer(_PrivateTransformer):
       (:class:`DPOneHotEncoder`; missing and undeclared values go to one
       ``<column>_other`` column; with ``min_frequency`` the categories with a
       small Gaussian noisy count are grouped there too);
-    * boolean dtype: 0/1, its domain being public (no declaration needed);
+    * boolean dtype: 0/1, its domain being public (no declaration needed); a
+      missing value (NA) of a nullable boolean (``"boolean"`` dtype) gives the
+      public constant 0.5, row-wise;
     * datetime dtype declared in ``bounds`` with two instants: the parts of
       ``datetime_parts`` in [0, 1] (the time within the declared range, and if
       asked the month, the weekday, the hour; NaT gives 0.5), row-wise, reading
@@ -284,8 +227,10 @@ class DPTableVectorizer(_PrivateTransformer):
     ------
     ValueError
         In ``fit``: columns with no declaration (listed, with the dicts to
-        write), declarations of absent columns, ranges not finite with
-        ``lo < hi``; at ``transform``, columns different from ``fit``'s.
+        write), declarations of absent columns, of a column in both
+        ``categories`` and ``bounds``, ``missing`` or ``exact_bounds`` entries
+        not numeric columns of ``bounds``, ranges not finite with ``lo < hi``;
+        at ``transform``, columns different from ``fit``'s.
     TypeError
         If ``X`` is not a DataFrame or 2-D array, or a column declared in ``bounds``
         is not numeric, boolean or datetime (naming it and its dtype).
@@ -432,6 +377,9 @@ class DPTableVectorizer(_PrivateTransformer):
         )
         if absent:
             raise ValueError(f"Declared columns not in X: {absent}.")
+        both = [str(c) for c in bounds if categories.get(c) is not None]
+        if both:
+            raise ValueError(f"Columns declared in both categories and bounds: {both}.")
         kinds = {
             k: [] for k in ("categorical", "private", "bool", "datetime", "numeric")
         }
@@ -462,6 +410,14 @@ class DPTableVectorizer(_PrivateTransformer):
                 undeclared.append((column, kind, dtype))
         if undeclared:
             raise ValueError(_undeclared_message(undeclared))
+        # Elsewhere they would be ignored, their budget share reserved unspent.
+        for param in ("missing", "exact_bounds"):
+            wrong = [str(c) for c in getattr(self, param) if c not in kinds["numeric"]]
+            if wrong:
+                raise ValueError(
+                    f"{param} lists columns that are not numeric columns declared "
+                    f"in bounds: {wrong}."
+                )
         return kinds
 
     def _numeric_blocks(self, columns):
@@ -518,6 +474,10 @@ class DPTableVectorizer(_PrivateTransformer):
             blocks.append(("categorical_private", encoder, kinds["private"], readers))
         if kinds["bool"]:
             scaler = DPMinMaxScaler(bounds=(0, 1))
+            if any(isinstance(X[c].dtype, pd.BooleanDtype) for c in kinds["bool"]):
+                # NA to 0.5 first, row-wise; plain booleans are as they were.
+                fill = FunctionTransformer(_booleans, feature_names_out="one-to-one")
+                scaler = Pipeline([("fill", fill), ("scale", scaler)])
             blocks.append(("bool", scaler, kinds["bool"], {}))
         if kinds["datetime"]:
             lower, upper = zip(
