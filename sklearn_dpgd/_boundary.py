@@ -312,6 +312,11 @@ def _classify(frame):
         if type(owner).__module__.startswith("sklearn_dpgd."):
             return None  # the package's own object running inherited code
         for cls in type(owner).__mro__:
+            if cls.__module__ == "sklearn.base":
+                # BaseEstimator and the mixins are bases of every estimator, listed
+                # or not: the frames they define are classified by module and name
+                # below, and an unlisted subclass stays unknown (default-deny).
+                continue
             entry = TABLE.get((cls.__module__, cls.__name__))
             if entry is not None:
                 return entry[0], entry[1], type(owner).__name__, owner

@@ -20,7 +20,10 @@ import sklearn
 from sklearn.base import clone
 from sklearn.compose import ColumnTransformer, TransformedTargetRegressor
 from sklearn.ensemble import AdaBoostClassifier, BaggingClassifier
+from sklearn.experimental import enable_iterative_imputer  # noqa: F401
 from sklearn.feature_selection import RFE, RFECV, SelectFromModel
+from sklearn.impute import IterativeImputer
+from sklearn.linear_model import RANSACRegressor
 from sklearn.model_selection import (
     FixedThresholdClassifier,
     GridSearchCV,
@@ -140,6 +143,20 @@ NAMED = [
         "bagging without bootstrap",
         "BaggingClassifier fits one private model per estimator",
         lambda: BaggingClassifier(_dp(), n_estimators=2, bootstrap=False).fit(X, Y),
+    ),
+    # Subclasses of BaseEstimator the table does not list by name: the base class's
+    # row must not make them known-private.
+    (
+        "RANSACRegressor",
+        "RANSACRegressor sets its residual_threshold",
+        lambda: RANSACRegressor(_reg(), min_samples=50, max_trials=2).fit(X, YR),
+    ),
+    (
+        "IterativeImputer",
+        "IterativeImputer fits one private model per column",
+        lambda: IterativeImputer(estimator=_reg(), max_iter=1).fit(
+            np.where(X > 0.5, np.nan, X)
+        ),
     ),
 ]
 COMPOSING = {
@@ -291,6 +308,43 @@ def test_default_deny_an_unclassified_meta_estimator_warns(third_party_meta):
     with ledger, pytest.raises(PrivacyLeakError, match="SubsetMeta"):
         third_party_meta(_dp()).fit(X, Y)
     assert ledger.entries == ()
+
+
+THIRD_PARTY_BASE_META = """
+from sklearn.base import BaseEstimator, clone
+
+
+class BaseMeta(BaseEstimator):
+    \"\"\"A third-party meta-estimator on scikit-learn's BaseEstimator.\"\"\"
+
+    def __init__(self, estimator=None):
+        self.estimator = estimator
+
+    def fit(self, X, y):
+        self.estimator_ = clone(self.estimator).fit(X[: len(X) // 2], y[: len(y) // 2])
+        return self
+"""
+
+
+def test_default_deny_holds_for_a_subclass_of_base_estimator(tmp_path, monkeypatch):
+    # BaseEstimator is a known-private row (its methods are plumbing), but a class
+    # deriving from it is not known-private by that alone.
+    package = tmp_path / "site-packages" / "unclassified_base_meta"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text(textwrap.dedent(THIRD_PARTY_BASE_META))
+    monkeypatch.syspath_prepend(str(tmp_path / "site-packages"))
+    try:
+        meta = importlib.import_module("unclassified_base_meta").BaseMeta
+        caught = _leaks(lambda: meta(_dp()).fit(X, Y))
+        (message,) = [str(w.message) for w in caught]
+        assert "BaseMeta (unclassified_base_meta) runs this private fit" in message
+        assert "not known to be private" in message
+        ledger = PrivacyLedger(strict=True)
+        with ledger, pytest.raises(PrivacyLeakError, match="BaseMeta"):
+            meta(_dp()).fit(X, Y)
+        assert ledger.entries == ()
+    finally:
+        sys.modules.pop("unclassified_base_meta", None)
 
 
 # Table lines for objects that newer scikit-learn releases added (the table serves
