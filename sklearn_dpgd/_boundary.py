@@ -83,7 +83,12 @@ from ._boundary_table import (
 )
 from ._engine._secure import GENERATORS_PER_FIT, add_support_delta, support_tv
 from ._warnings import frame_origin, user_frame, warn_once
-from .accounting import _charge_active_ledgers, _record_leak, _strict_mode
+from .accounting import (
+    _charge_active_ledgers,
+    _copy_ledger_guard,
+    _record_leak,
+    _strict_mode,
+)
 from .exceptions import PrivacyLeakError, PrivacyLeakWarning
 
 __all__ = [
@@ -578,6 +583,9 @@ def check_clone_boundary(estimator, clone):
     found = (_classify(f) for f in _region(frame))
     if not any(c is not None and c[0] != PRIVATE for c in found):
         return  # the user's own clone (only clone's plumbing): nothing to mark
+    # A construct's clone (in a worker process too): its fit stays refused where
+    # no ledger is open, as the original's would be.
+    _copy_ledger_guard(estimator, clone)
     user, _ = user_frame(frame)
     if user is not None:  # where the fits' own warnings point, from any worker
         clone._boundary_location = (
