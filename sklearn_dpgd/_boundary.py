@@ -38,14 +38,21 @@ PrivacyLedger` (:attr:`~sklearn_dpgd.accounting.PrivacyLedger.leaks`) and is a
 user's line, through the ``warnings`` machinery (so the standard filters silence
 it); while a ``PrivacyLedger(strict=True)`` is open it is a
 :class:`~sklearn_dpgd.exceptions.PrivacyLeakError` raised before the fit reads
-data. scikit-learn's constructs clone the estimator in the caller's process before
-they fit it: :func:`check_clone_boundary` (run by the estimators' clone) reports the
-classified leaks there, so strict mode stops a search before its first fit and a
-joblib worker does not repeat the warning. ``BaggingClassifier`` with bootstrap
+data. scikit-learn's searches and cross-validation clone the estimator in the
+caller's process before they fit it: :func:`check_clone_boundary` (run by the
+estimators' clone) reports the classified leaks there, so strict mode stops a search
+before its first fit and a joblib worker does not repeat the warning. Other wrappers
+clone inside their workers (see the limits). ``BaggingClassifier`` with bootstrap
 samples is refused in any mode (its counts reach the fit as weights the noise is
 not calibrated to).
 
-**Limits.** The stack of a fit shows its callers in its own thread. In a worker
+**Limits.** ``OneVsRestClassifier``, ``OneVsOneClassifier``, the multi-output
+wrappers and bagging with ``n_jobs > 1`` clone the estimator inside the joblib
+worker, not in the caller's process: under a process backend (loky) their leak is
+warned in the worker (on its stderr), the caller sees no warning, and strict mode
+is not in force there (with a ledger open, the clone keeps the process guard, so
+the fit is refused as unrecorded instead). The stack of a fit shows its callers in
+its own thread. In a worker
 thread or process of a construct's ``n_jobs`` only the construct's worker function
 is on it: the classified worker functions are recognised there too, but the
 siblings of a private step inside a ``ColumnTransformer(n_jobs=2)`` are seen only
@@ -560,8 +567,10 @@ def check_fit_boundary(estimator):
 def check_clone_boundary(estimator, clone):
     """Report the classified leaks of a construct when it clones a private estimator.
 
-    scikit-learn's searches, cross-validation and wrappers clone the estimator in
-    the caller's process before they dispatch its fits: a leak found here is
+    scikit-learn's searches and cross-validation clone the estimator in the
+    caller's process before they dispatch its fits (one-vs-rest, one-vs-one,
+    multi-output and bagging wrappers clone in their joblib workers): a leak found
+    here is
     recorded and warned at the user's line (once, not by every joblib worker), or
     raised in strict mode before any fit starts (not inside scikit-learn's "All
     the fits failed"). The clone remembers what was reported, so its fits do
