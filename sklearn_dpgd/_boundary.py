@@ -264,6 +264,19 @@ def privacy_leaks(estimator):
         if _is_private(est) or _safe_reason(est) is not None:
             continue
         name = type(est).__name__
+        entry = _class_entry(type(est))
+        if entry is not None:
+            # A wrapper the table classifies (its inner estimator is a component
+            # of its own): silent if known-private, else its construct's message.
+            status, kind = entry
+            if status == PRIVATE or (status == TARGET and _target_is_private(est)):
+                continue
+            epsilon, _ = _budget(est.get_params(deep=False).get("estimator"))
+            message = MESSAGES[kind].format(
+                name=name, epsilon=epsilon, total=_total(None, epsilon, 0.0)
+            )
+            leaks.append((path, name, _ConstructMessage(message)))
+            continue
         if name == "SimpleImputer":
             reads = f"the {est.get_params()['strategy']} of every column"
             if est.get_params()["strategy"] == "constant":
@@ -274,9 +287,15 @@ def privacy_leaks(estimator):
     return leaks
 
 
+class _ConstructMessage(str):
+    """What a classified leaky or composing wrapper releases: its table message."""
+
+
 def step_leak_message(path, name, reads):
     """The message of one non-private step (the same for every caller)."""
     where = f"step {path!r} ({name})" if path else name
+    if isinstance(reads, _ConstructMessage):
+        return f"{where}: {reads}"
     return (
         f"{where} fits on the private data without a privacy mechanism: it reads "
         f"{reads}, released without noise and not covered by epsilon_. Use "
@@ -302,6 +321,20 @@ def _target_is_private(owner):
     return _declared_row_wise(params.get("func")) and not params.get("check_inverse")
 
 
+def _class_entry(cls):
+    """The table's ``(status, kind)`` of a class, by its MRO; None if unlisted."""
+    for base in cls.__mro__:
+        if base.__module__ == "sklearn.base":
+            # BaseEstimator and the mixins are bases of every estimator, listed or
+            # not: the frames they define are classified by module and name (in
+            # _classify), and an unlisted subclass stays unknown (default-deny).
+            continue
+        entry = TABLE.get((base.__module__, base.__name__))
+        if entry is not None:
+            return entry
+    return None
+
+
 def _classify(frame):
     """``(status, kind, name, owner)`` of a third-party frame; None if not a construct.
 
@@ -323,15 +356,9 @@ def _classify(frame):
         owner = frame.f_locals.get("self")
         if type(owner).__module__.startswith("sklearn_dpgd."):
             return None  # the package's own object running inherited code
-        for cls in type(owner).__mro__:
-            if cls.__module__ == "sklearn.base":
-                # BaseEstimator and the mixins are bases of every estimator, listed
-                # or not: the frames they define are classified by module and name
-                # below, and an unlisted subclass stays unknown (default-deny).
-                continue
-            entry = TABLE.get((cls.__module__, cls.__name__))
-            if entry is not None:
-                return entry[0], entry[1], type(owner).__name__, owner
+        entry = _class_entry(type(owner))
+        if entry is not None:
+            return entry[0], entry[1], type(owner).__name__, owner
     head = getattr(code, "co_qualname", code.co_name).partition(".")[0]
     if head.startswith("<"):
         return None  # an inline expression of a frame further up

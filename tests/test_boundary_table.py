@@ -38,7 +38,7 @@ from sklearn.multioutput import (
     RegressorChain,
 )
 from sklearn.pipeline import Pipeline, make_pipeline
-from sklearn.preprocessing import OneHotEncoder, StandardScaler
+from sklearn.preprocessing import FunctionTransformer, OneHotEncoder, StandardScaler
 from sklearn.semi_supervised import SelfTrainingClassifier
 
 import sklearn_dpgd._warnings as warnings_module
@@ -345,6 +345,47 @@ def test_default_deny_holds_for_a_subclass_of_base_estimator(tmp_path, monkeypat
         assert ledger.entries == ()
     finally:
         sys.modules.pop("unclassified_base_meta", None)
+
+
+# Known-private wrappers used as pipeline steps: the step check reads the table.
+PRIVATE_STEPS = [
+    (
+        "SelectFromModel",
+        lambda: make_pipeline(SelectFromModel(_reg()), _reg()).fit(X, YR),
+    ),
+    (
+        "FixedThresholdClassifier",
+        lambda: make_pipeline(
+            FunctionTransformer(np.tanh), FixedThresholdClassifier(_dp())
+        ).fit(X, Y),
+    ),
+    (
+        "TransformedTargetRegressor, row-wise func",
+        lambda: make_pipeline(
+            TransformedTargetRegressor(
+                _reg(), func=np.tanh, inverse_func=np.arctanh, check_inverse=False
+            )
+        ).fit(X, YR),
+    ),
+]
+
+
+@pytest.mark.parametrize("name, run", PRIVATE_STEPS, ids=[n for n, _ in PRIVATE_STEPS])
+def test_a_known_private_wrapper_as_a_pipeline_step_is_not_a_leak(name, run):
+    assert _leaks(run) == []
+    # A genuinely leaky step beside it is still one.
+    leaky = make_pipeline(StandardScaler(), FixedThresholdClassifier(_dp()))
+    (found,) = find_privacy_leaks(leaky)
+    assert found[1] == "StandardScaler"
+    messages = [str(w.message) for w in _leaks(lambda: leaky.fit(X, Y))]
+    assert any("'standardscaler' (StandardScaler) fits on" in m for m in messages)
+
+
+def test_a_leaky_wrapper_as_a_pipeline_step_says_what_it_releases():
+    pipe = make_pipeline(OneVsRestClassifier(_dp()))
+    ((path, name, reads),) = find_privacy_leaks(pipe)
+    assert (path, name) == ("onevsrestclassifier", "OneVsRestClassifier")
+    assert "reads the label set from y" in reads and "epsilon=0.5 here" in reads
 
 
 # Table lines for objects that newer scikit-learn releases added (the table serves
