@@ -496,7 +496,9 @@ def boundary_leaks(frame, estimator=None, *, known_only=False, enclosing=None):
                 " Refused (not only warned): its bootstrap counts reach the fit "
                 "as sample_weight above the public max_sample_weight."
             )
-        leaks.append((("construct", kind, name), name, message))
+        # Keyed by kind, not name: the clone (by the class) and a worker's fit (by
+        # DEFAULT_NAMES) name one leak differently, and it is one leak.
+        leaks.append((("construct", kind), name, message))
     if not known_only:
         for module, name in unknown:
             message = UNKNOWN_MESSAGE.format(name=name, module=module)
@@ -559,8 +561,10 @@ def report_leaks(leaks, estimator=None):
         raise PrivacyLeakError(
             leaks[0][2] + " (strict mode: nothing was read by the private fit)"
         )
-    for key, _, message in leaks:
-        warn_once(message, PrivacyLeakWarning, stacklevel=3, key=key)
+    for key, construct, message in leaks:
+        # Each named construct is warned once (a GridSearchCV, then a
+        # RandomizedSearchCV), though both are one kind of leak.
+        warn_once(message, PrivacyLeakWarning, stacklevel=3, key=(*key, construct))
     return [key for key, _, _ in leaks]
 
 
@@ -659,7 +663,7 @@ def check_clone_boundary(estimator, clone):
     # worker see only its cross-validation.
     kinds = {key[1] for key in reported if key[0] == "construct"}
     covered = {c for kind in kinds for c in COVERS.get(kind, ())}
-    reported += [("construct", c, DEFAULT_NAMES.get(c, c)) for c in covered]
+    reported += [("construct", c) for c in covered]
     clone._boundary_reported = frozenset(reported)
 
 

@@ -19,7 +19,7 @@ import pytest
 import sklearn
 from sklearn.base import clone
 from sklearn.compose import ColumnTransformer, TransformedTargetRegressor
-from sklearn.ensemble import AdaBoostClassifier, BaggingClassifier
+from sklearn.ensemble import AdaBoostClassifier, BaggingClassifier, BaggingRegressor
 from sklearn.experimental import enable_iterative_imputer  # noqa: F401
 from sklearn.feature_selection import RFE, RFECV, SelectFromModel
 from sklearn.impute import IterativeImputer
@@ -386,6 +386,23 @@ def test_a_leaky_wrapper_as_a_pipeline_step_says_what_it_releases():
     ((path, name, reads),) = find_privacy_leaks(pipe)
     assert (path, name) == ("onevsrestclassifier", "OneVsRestClassifier")
     assert "reads the label set from y" in reads and "epsilon=0.5 here" in reads
+
+
+@pytest.mark.parametrize("bootstrap", [False, True])
+def test_a_bagging_leak_in_worker_threads_is_recorded_once(bootstrap):
+    # The clone in a worker names it BaggingRegressor, the fit there (no ensemble
+    # object on its stack) by its kind's default name: one leak all the same.
+    ledger = PrivacyLedger()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", category=PrivacyLeakWarning)
+        try:
+            with ledger:
+                BaggingRegressor(
+                    _reg(), n_estimators=2, n_jobs=2, bootstrap=bootstrap
+                ).fit(X, YR)
+        except PrivacyLeakError:
+            assert bootstrap  # refused with bootstrap samples
+    assert [r.construct for r in ledger.leaks] == ["BaggingRegressor"]
 
 
 # Table lines for objects that newer scikit-learn releases added (the table serves
