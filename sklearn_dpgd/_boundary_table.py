@@ -147,6 +147,8 @@ TABLE = {
     ("sklearn.multiclass", "_fit_binary"): (COMPOSING, "ovr"),
     ("sklearn.multiclass", "OneVsOneClassifier"): (COMPOSING, "ovo"),
     ("sklearn.multiclass", "_fit_ovo_binary"): (COMPOSING, "ovo"),
+    # A regressor reads no label set (its row before _BaseVoting's in the MRO).
+    ("sklearn.ensemble._voting", "VotingRegressor"): (COMPOSING, "voting_regressor"),
     ("sklearn.ensemble._voting", "_BaseVoting"): (COMPOSING, "voting"),
     (_RFE, "RFE"): (COMPOSING, "rfe"),
     ("sklearn.multioutput", "_MultiOutputEstimator"): (COMPOSING, "multioutput"),
@@ -274,6 +276,7 @@ MESSAGES = {
     "Use the estimator's own multiclass support with classes=[...].",
     "voting": "{name} reads the label set from y without noise, and " + _COMPOSE + " "
     "Give each estimator classes=[...].",
+    "voting_regressor": "{name} fits one private model per estimator: " + _COMPOSE,
     "rfe": "{name} refits the private model once per elimination step: " + _COMPOSE,
     "multioutput": "{name} fits one private model per output column: " + _COMPOSE,
     "chain": "{name} fits one private model per output, each on the previous "

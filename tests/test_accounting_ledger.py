@@ -153,9 +153,9 @@ _WORKER_CLONES = {
     "OneVsOneClassifier": lambda clf, X, y: OneVsOneClassifier(clf, n_jobs=2).fit(
         X, np.digitize(X[:, 0], [-0.2, 0.2])
     ),
-    "MultiOutputClassifier": lambda clf, X, y: MultiOutputClassifier(
-        clf, n_jobs=2
-    ).fit(X, np.c_[y, 1 - y]),
+    "MultiOutputClassifier": lambda clf, X, y: MultiOutputClassifier(clf, n_jobs=2).fit(
+        X, np.c_[y, 1 - y]
+    ),
 }
 
 

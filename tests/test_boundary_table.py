@@ -19,7 +19,12 @@ import pytest
 import sklearn
 from sklearn.base import clone
 from sklearn.compose import ColumnTransformer, TransformedTargetRegressor
-from sklearn.ensemble import AdaBoostClassifier, BaggingClassifier, BaggingRegressor
+from sklearn.ensemble import (
+    AdaBoostClassifier,
+    BaggingClassifier,
+    BaggingRegressor,
+    VotingRegressor,
+)
 from sklearn.experimental import enable_iterative_imputer  # noqa: F401
 from sklearn.feature_selection import RFE, RFECV, SelectFromModel
 from sklearn.impute import IterativeImputer
@@ -403,6 +408,14 @@ def test_a_bagging_leak_in_worker_threads_is_recorded_once(bootstrap):
         except PrivacyLeakError:
             assert bootstrap  # refused with bootstrap samples
     assert [r.construct for r in ledger.leaks] == ["BaggingRegressor"]
+
+
+def test_a_voting_regressor_is_not_said_to_read_a_label_set():
+    caught = _leaks(lambda: VotingRegressor([("a", _reg()), ("b", _reg())]).fit(X, YR))
+    (message,) = [str(w.message) for w in caught]
+    assert "VotingRegressor fits one private model per estimator" in message
+    assert "label set" not in message and "classes=" not in message
+    assert "epsilon=0.5 here" in message and "composition" in message
 
 
 # Table lines for objects that newer scikit-learn releases added (the table serves
