@@ -38,14 +38,21 @@ PrivacyLedger` (:attr:`~sklearn_dpgd.accounting.PrivacyLedger.leaks`) and is a
 user's line, through the ``warnings`` machinery (so the standard filters silence
 it); while a ``PrivacyLedger(strict=True)`` is open it is a
 :class:`~sklearn_dpgd.exceptions.PrivacyLeakError` raised before the fit reads
-data. scikit-learn's constructs clone the estimator in the caller's process before
-they fit it: :func:`check_clone_boundary` (run by the estimators' clone) reports the
-classified leaks there, so strict mode stops a search before its first fit and a
-joblib worker does not repeat the warning. ``BaggingClassifier`` with bootstrap
+data. scikit-learn's searches and cross-validation clone the estimator in the
+caller's process before they fit it: :func:`check_clone_boundary` (run by the
+estimators' clone) reports the classified leaks there, so strict mode stops a search
+before its first fit and a joblib worker does not repeat the warning. Other wrappers
+clone inside their workers (see the limits). ``BaggingClassifier`` with bootstrap
 samples is refused in any mode (its counts reach the fit as weights the noise is
 not calibrated to).
 
-**Limits.** The stack of a fit shows its callers in its own thread. In a worker
+**Limits.** ``OneVsRestClassifier``, ``OneVsOneClassifier``, the multi-output
+wrappers and bagging with ``n_jobs > 1`` clone the estimator inside the joblib
+worker, not in the caller's process: under a process backend (loky) their leak is
+warned in the worker (on its stderr), the caller sees no warning, and strict mode
+is not in force there (with a ledger open, the clone keeps the process guard, so
+the fit is refused as unrecorded instead). The stack of a fit shows its callers in
+its own thread. In a worker
 thread or process of a construct's ``n_jobs`` only the construct's worker function
 is on it: the classified worker functions are recognised there too, but the
 siblings of a private step inside a ``ColumnTransformer(n_jobs=2)`` are seen only
@@ -83,7 +90,12 @@ from ._boundary_table import (
 )
 from ._engine._secure import GENERATORS_PER_FIT, add_support_delta, support_tv
 from ._warnings import frame_origin, user_frame, warn_once
-from .accounting import _charge_active_ledgers, _record_leak, _strict_mode
+from .accounting import (
+    _charge_active_ledgers,
+    _copy_ledger_guard,
+    _record_leak,
+    _strict_mode,
+)
 from .exceptions import PrivacyLeakError, PrivacyLeakWarning
 
 __all__ = [
@@ -252,6 +264,19 @@ def privacy_leaks(estimator):
         if _is_private(est) or _safe_reason(est) is not None:
             continue
         name = type(est).__name__
+        entry = _class_entry(type(est))
+        if entry is not None:
+            # A wrapper the table classifies (its inner estimator is a component
+            # of its own): silent if known-private, else its construct's message.
+            status, kind = entry
+            if status == PRIVATE or (status == TARGET and _target_is_private(est)):
+                continue
+            epsilon, _ = _budget(est.get_params(deep=False).get("estimator"))
+            message = MESSAGES[kind].format(
+                name=name, epsilon=epsilon, total=_total(None, epsilon, 0.0)
+            )
+            leaks.append((path, name, _ConstructMessage(message)))
+            continue
         if name == "SimpleImputer":
             reads = f"the {est.get_params()['strategy']} of every column"
             if est.get_params()["strategy"] == "constant":
@@ -262,9 +287,15 @@ def privacy_leaks(estimator):
     return leaks
 
 
+class _ConstructMessage(str):
+    """What a classified leaky or composing wrapper releases: its table message."""
+
+
 def step_leak_message(path, name, reads):
     """The message of one non-private step (the same for every caller)."""
     where = f"step {path!r} ({name})" if path else name
+    if isinstance(reads, _ConstructMessage):
+        return f"{where}: {reads}"
     return (
         f"{where} fits on the private data without a privacy mechanism: it reads "
         f"{reads}, released without noise and not covered by epsilon_. Use "
@@ -290,6 +321,20 @@ def _target_is_private(owner):
     return _declared_row_wise(params.get("func")) and not params.get("check_inverse")
 
 
+def _class_entry(cls):
+    """The table's ``(status, kind)`` of a class, by its MRO; None if unlisted."""
+    for base in cls.__mro__:
+        if base.__module__ == "sklearn.base":
+            # BaseEstimator and the mixins are bases of every estimator, listed or
+            # not: the frames they define are classified by module and name (in
+            # _classify), and an unlisted subclass stays unknown (default-deny).
+            continue
+        entry = TABLE.get((base.__module__, base.__name__))
+        if entry is not None:
+            return entry
+    return None
+
+
 def _classify(frame):
     """``(status, kind, name, owner)`` of a third-party frame; None if not a construct.
 
@@ -311,10 +356,9 @@ def _classify(frame):
         owner = frame.f_locals.get("self")
         if type(owner).__module__.startswith("sklearn_dpgd."):
             return None  # the package's own object running inherited code
-        for cls in type(owner).__mro__:
-            entry = TABLE.get((cls.__module__, cls.__name__))
-            if entry is not None:
-                return entry[0], entry[1], type(owner).__name__, owner
+        entry = _class_entry(type(owner))
+        if entry is not None:
+            return entry[0], entry[1], type(owner).__name__, owner
     head = getattr(code, "co_qualname", code.co_name).partition(".")[0]
     if head.startswith("<"):
         return None  # an inline expression of a frame further up
@@ -452,7 +496,9 @@ def boundary_leaks(frame, estimator=None, *, known_only=False, enclosing=None):
                 " Refused (not only warned): its bootstrap counts reach the fit "
                 "as sample_weight above the public max_sample_weight."
             )
-        leaks.append((("construct", kind, name), name, message))
+        # Keyed by kind, not name: the clone (by the class) and a worker's fit (by
+        # DEFAULT_NAMES) name one leak differently, and it is one leak.
+        leaks.append((("construct", kind), name, message))
     if not known_only:
         for module, name in unknown:
             message = UNKNOWN_MESSAGE.format(name=name, module=module)
@@ -515,8 +561,10 @@ def report_leaks(leaks, estimator=None):
         raise PrivacyLeakError(
             leaks[0][2] + " (strict mode: nothing was read by the private fit)"
         )
-    for key, _, message in leaks:
-        warn_once(message, PrivacyLeakWarning, stacklevel=3, key=key)
+    for key, construct, message in leaks:
+        # Each named construct is warned once (a GridSearchCV, then a
+        # RandomizedSearchCV), though both are one kind of leak.
+        warn_once(message, PrivacyLeakWarning, stacklevel=3, key=(*key, construct))
     return [key for key, _, _ in leaks]
 
 
@@ -550,8 +598,10 @@ def check_fit_boundary(estimator):
 def check_clone_boundary(estimator, clone):
     """Report the classified leaks of a construct when it clones a private estimator.
 
-    scikit-learn's searches, cross-validation and wrappers clone the estimator in
-    the caller's process before they dispatch its fits: a leak found here is
+    scikit-learn's searches and cross-validation clone the estimator in the
+    caller's process before they dispatch its fits (one-vs-rest, one-vs-one,
+    multi-output and bagging wrappers clone in their joblib workers): a leak found
+    here is
     recorded and warned at the user's line (once, not by every joblib worker), or
     raised in strict mode before any fit starts (not inside scikit-learn's "All
     the fits failed"). The clone remembers what was reported, so its fits do
@@ -573,6 +623,9 @@ def check_clone_boundary(estimator, clone):
     found = (_classify(f) for f in _region(frame))
     if not any(c is not None and c[0] != PRIVATE for c in found):
         return  # the user's own clone (only clone's plumbing): nothing to mark
+    # A construct's clone (in a worker process too): its fit stays refused where
+    # no ledger is open, as the original's would be.
+    _copy_ledger_guard(estimator, clone)
     user, _ = user_frame(frame)
     if user is not None:  # where the fits' own warnings point, from any worker
         clone._boundary_location = (
@@ -610,7 +663,7 @@ def check_clone_boundary(estimator, clone):
     # worker see only its cross-validation.
     kinds = {key[1] for key in reported if key[0] == "construct"}
     covered = {c for kind in kinds for c in COVERS.get(kind, ())}
-    reported += [("construct", c, DEFAULT_NAMES.get(c, c)) for c in covered]
+    reported += [("construct", c) for c in covered]
     clone._boundary_reported = frozenset(reported)
 
 

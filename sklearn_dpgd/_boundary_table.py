@@ -140,11 +140,15 @@ TABLE = {
         "self_training",
     ),
     ("sklearn.multiclass", "OutputCodeClassifier"): (LEAKY, "output_code"),
+    ("sklearn.linear_model._ransac", "RANSACRegressor"): (LEAKY, "ransac"),
+    ("sklearn.impute._iterative", "IterativeImputer"): (LEAKY, "iterative_imputer"),
     # Composing (several private fits; some also read the label set).
     ("sklearn.multiclass", "OneVsRestClassifier"): (COMPOSING, "ovr"),
     ("sklearn.multiclass", "_fit_binary"): (COMPOSING, "ovr"),
     ("sklearn.multiclass", "OneVsOneClassifier"): (COMPOSING, "ovo"),
     ("sklearn.multiclass", "_fit_ovo_binary"): (COMPOSING, "ovo"),
+    # A regressor reads no label set (its row before _BaseVoting's in the MRO).
+    ("sklearn.ensemble._voting", "VotingRegressor"): (COMPOSING, "voting_regressor"),
     ("sklearn.ensemble._voting", "_BaseVoting"): (COMPOSING, "voting"),
     (_RFE, "RFE"): (COMPOSING, "rfe"),
     ("sklearn.multioutput", "_MultiOutputEstimator"): (COMPOSING, "multioutput"),
@@ -245,6 +249,20 @@ MESSAGES = {
     "per bit of its code book: the label set is released without noise and the "
     "fits' spends compose. Use the estimator's own multiclass support with "
     "classes=[...].",
+    "ransac": "{name} sets its residual_threshold to the exact median absolute "
+    "deviation of the private y, marks every row as inlier or outlier "
+    "(inlier_mask_) by the exact residuals, and fits up to max_trials private "
+    "models: the threshold and the mask are functions of the private rows, "
+    "released without noise and not covered by epsilon_, and the fits' spends "
+    "compose. Fit one private model on all rows (its clipping bounds the "
+    "influence of outliers).",
+    "iterative_imputer": "{name} fits one private model per column with missing "
+    "values in every round and stops on an exact convergence check of the "
+    "imputed values: the imputations, the check and n_iter_ are functions of the "
+    "private rows, released without noise and not covered by epsilon_, and the "
+    "fits' spends compose. Impute with a public constant "
+    "(SimpleImputer(strategy='constant', keep_empty_features=True)) or with "
+    "sklearn_dpgd.preprocessing.DPSimpleImputer.",
     "target": "{name} fits its transformer (or checks func against inverse_func) "
     "on the private target y: the transformer's statistics (a StandardScaler's "
     "mean and scale of y) are exact functions of y, released without noise and "
@@ -258,6 +276,7 @@ MESSAGES = {
     "Use the estimator's own multiclass support with classes=[...].",
     "voting": "{name} reads the label set from y without noise, and " + _COMPOSE + " "
     "Give each estimator classes=[...].",
+    "voting_regressor": "{name} fits one private model per estimator: " + _COMPOSE,
     "rfe": "{name} refits the private model once per elimination step: " + _COMPOSE,
     "multioutput": "{name} fits one private model per output column: " + _COMPOSE,
     "chain": "{name} fits one private model per output, each on the previous "

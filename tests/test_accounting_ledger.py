@@ -2,6 +2,7 @@
 
 import pickle
 import threading
+import warnings
 
 import dp_accounting
 import numpy as np
@@ -9,8 +10,11 @@ import pytest
 from dp_accounting.pld import common, pld_privacy_accountant
 from dp_accounting.pld import privacy_loss_distribution as pld_lib
 from joblib import Parallel, delayed, parallel_config
+from sklearn.base import clone
 from sklearn.datasets import make_classification
 from sklearn.model_selection import GridSearchCV, cross_val_score
+from sklearn.multiclass import OneVsOneClassifier, OneVsRestClassifier
+from sklearn.multioutput import MultiOutputClassifier
 from sklearn.preprocessing import Normalizer
 
 import sklearn_dpgd.linear_model._base as linear_model
@@ -29,7 +33,7 @@ from sklearn_dpgd.accounting import (
     ledger_epsilon,
     scale_to_budget,
 )
-from sklearn_dpgd.exceptions import UnrecordedFitError
+from sklearn_dpgd.exceptions import PrivacyLeakError, UnrecordedFitError
 
 DELTA = 1e-6
 
@@ -140,6 +144,44 @@ def test_fit_in_another_process_is_refused_not_lost(data):
         with pytest.raises(UnrecordedFitError, match="n_jobs=1 or joblib's thread"):
             search.fit(X, y)
     assert len(ledger.entries) == 0
+
+
+_WORKER_CLONES = {
+    "OneVsRestClassifier": lambda clf, X, y: OneVsRestClassifier(clf, n_jobs=2).fit(
+        X, np.digitize(X[:, 0], [-0.2, 0.2])
+    ),
+    "OneVsOneClassifier": lambda clf, X, y: OneVsOneClassifier(clf, n_jobs=2).fit(
+        X, np.digitize(X[:, 0], [-0.2, 0.2])
+    ),
+    "MultiOutputClassifier": lambda clf, X, y: MultiOutputClassifier(clf, n_jobs=2).fit(
+        X, np.c_[y, 1 - y]
+    ),
+}
+
+
+@pytest.mark.parametrize("strict", [False, True], ids=["plain", "strict"])
+@pytest.mark.parametrize("construct", sorted(_WORKER_CLONES))
+def test_a_construct_cloning_in_a_loky_worker_is_refused_not_lost(construct, strict):
+    # These wrappers clone the estimator inside the worker process: the clone keeps
+    # the process guard of the pickle, so its fit is refused there (no ledger is
+    # open in the worker) instead of running unrecorded.
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3)) / 3
+    y = (X[:, 0] > 0).astype(int)
+    clf = DPLogisticRegression(classes=[0, 1], epsilon=0.5, max_iter=2)
+    ledger = PrivacyLedger(strict=strict)
+    with pytest.raises((UnrecordedFitError, PrivacyLeakError)):
+        with ledger, parallel_config(backend="loky"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            _WORKER_CLONES[construct](clf, X, y)
+    assert len(ledger.entries) == 0
+
+
+def test_a_users_own_clone_clears_the_process_guard(data):
+    with PrivacyLedger():
+        copy = pickle.loads(pickle.dumps(_model(max_iter=5)))
+    assert "_sklearn_dpgd_ledger_pid" in copy.__dict__
+    assert "_sklearn_dpgd_ledger_pid" not in clone(copy).__dict__
 
 
 def test_pickle_mark_only_while_a_ledger_is_open(data):

@@ -19,8 +19,16 @@ import pytest
 import sklearn
 from sklearn.base import clone
 from sklearn.compose import ColumnTransformer, TransformedTargetRegressor
-from sklearn.ensemble import AdaBoostClassifier, BaggingClassifier
+from sklearn.ensemble import (
+    AdaBoostClassifier,
+    BaggingClassifier,
+    BaggingRegressor,
+    VotingRegressor,
+)
+from sklearn.experimental import enable_iterative_imputer  # noqa: F401
 from sklearn.feature_selection import RFE, RFECV, SelectFromModel
+from sklearn.impute import IterativeImputer
+from sklearn.linear_model import RANSACRegressor
 from sklearn.model_selection import (
     FixedThresholdClassifier,
     GridSearchCV,
@@ -35,7 +43,7 @@ from sklearn.multioutput import (
     RegressorChain,
 )
 from sklearn.pipeline import Pipeline, make_pipeline
-from sklearn.preprocessing import OneHotEncoder, StandardScaler
+from sklearn.preprocessing import FunctionTransformer, OneHotEncoder, StandardScaler
 from sklearn.semi_supervised import SelfTrainingClassifier
 
 import sklearn_dpgd._warnings as warnings_module
@@ -140,6 +148,20 @@ NAMED = [
         "bagging without bootstrap",
         "BaggingClassifier fits one private model per estimator",
         lambda: BaggingClassifier(_dp(), n_estimators=2, bootstrap=False).fit(X, Y),
+    ),
+    # Subclasses of BaseEstimator the table does not list by name: the base class's
+    # row must not make them known-private.
+    (
+        "RANSACRegressor",
+        "RANSACRegressor sets its residual_threshold",
+        lambda: RANSACRegressor(_reg(), min_samples=50, max_trials=2).fit(X, YR),
+    ),
+    (
+        "IterativeImputer",
+        "IterativeImputer fits one private model per column",
+        lambda: IterativeImputer(estimator=_reg(), max_iter=1).fit(
+            np.where(X > 0.5, np.nan, X)
+        ),
     ),
 ]
 COMPOSING = {
@@ -291,6 +313,109 @@ def test_default_deny_an_unclassified_meta_estimator_warns(third_party_meta):
     with ledger, pytest.raises(PrivacyLeakError, match="SubsetMeta"):
         third_party_meta(_dp()).fit(X, Y)
     assert ledger.entries == ()
+
+
+THIRD_PARTY_BASE_META = """
+from sklearn.base import BaseEstimator, clone
+
+
+class BaseMeta(BaseEstimator):
+    \"\"\"A third-party meta-estimator on scikit-learn's BaseEstimator.\"\"\"
+
+    def __init__(self, estimator=None):
+        self.estimator = estimator
+
+    def fit(self, X, y):
+        self.estimator_ = clone(self.estimator).fit(X[: len(X) // 2], y[: len(y) // 2])
+        return self
+"""
+
+
+def test_default_deny_holds_for_a_subclass_of_base_estimator(tmp_path, monkeypatch):
+    # BaseEstimator is a known-private row (its methods are plumbing), but a class
+    # deriving from it is not known-private by that alone.
+    package = tmp_path / "site-packages" / "unclassified_base_meta"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text(textwrap.dedent(THIRD_PARTY_BASE_META))
+    monkeypatch.syspath_prepend(str(tmp_path / "site-packages"))
+    try:
+        meta = importlib.import_module("unclassified_base_meta").BaseMeta
+        caught = _leaks(lambda: meta(_dp()).fit(X, Y))
+        (message,) = [str(w.message) for w in caught]
+        assert "BaseMeta (unclassified_base_meta) runs this private fit" in message
+        assert "not known to be private" in message
+        ledger = PrivacyLedger(strict=True)
+        with ledger, pytest.raises(PrivacyLeakError, match="BaseMeta"):
+            meta(_dp()).fit(X, Y)
+        assert ledger.entries == ()
+    finally:
+        sys.modules.pop("unclassified_base_meta", None)
+
+
+# Known-private wrappers used as pipeline steps: the step check reads the table.
+PRIVATE_STEPS = [
+    (
+        "SelectFromModel",
+        lambda: make_pipeline(SelectFromModel(_reg()), _reg()).fit(X, YR),
+    ),
+    (
+        "FixedThresholdClassifier",
+        lambda: make_pipeline(
+            FunctionTransformer(np.tanh), FixedThresholdClassifier(_dp())
+        ).fit(X, Y),
+    ),
+    (
+        "TransformedTargetRegressor, row-wise func",
+        lambda: make_pipeline(
+            TransformedTargetRegressor(
+                _reg(), func=np.tanh, inverse_func=np.arctanh, check_inverse=False
+            )
+        ).fit(X, YR),
+    ),
+]
+
+
+@pytest.mark.parametrize("name, run", PRIVATE_STEPS, ids=[n for n, _ in PRIVATE_STEPS])
+def test_a_known_private_wrapper_as_a_pipeline_step_is_not_a_leak(name, run):
+    assert _leaks(run) == []
+    # A genuinely leaky step beside it is still one.
+    leaky = make_pipeline(StandardScaler(), FixedThresholdClassifier(_dp()))
+    (found,) = find_privacy_leaks(leaky)
+    assert found[1] == "StandardScaler"
+    messages = [str(w.message) for w in _leaks(lambda: leaky.fit(X, Y))]
+    assert any("'standardscaler' (StandardScaler) fits on" in m for m in messages)
+
+
+def test_a_leaky_wrapper_as_a_pipeline_step_says_what_it_releases():
+    pipe = make_pipeline(OneVsRestClassifier(_dp()))
+    ((path, name, reads),) = find_privacy_leaks(pipe)
+    assert (path, name) == ("onevsrestclassifier", "OneVsRestClassifier")
+    assert "reads the label set from y" in reads and "epsilon=0.5 here" in reads
+
+
+@pytest.mark.parametrize("bootstrap", [False, True])
+def test_a_bagging_leak_in_worker_threads_is_recorded_once(bootstrap):
+    # The clone in a worker names it BaggingRegressor, the fit there (no ensemble
+    # object on its stack) by its kind's default name: one leak all the same.
+    ledger = PrivacyLedger()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", category=PrivacyLeakWarning)
+        try:
+            with ledger:
+                BaggingRegressor(
+                    _reg(), n_estimators=2, n_jobs=2, bootstrap=bootstrap
+                ).fit(X, YR)
+        except PrivacyLeakError:
+            assert bootstrap  # refused with bootstrap samples
+    assert [r.construct for r in ledger.leaks] == ["BaggingRegressor"]
+
+
+def test_a_voting_regressor_is_not_said_to_read_a_label_set():
+    caught = _leaks(lambda: VotingRegressor([("a", _reg()), ("b", _reg())]).fit(X, YR))
+    (message,) = [str(w.message) for w in caught]
+    assert "VotingRegressor fits one private model per estimator" in message
+    assert "label set" not in message and "classes=" not in message
+    assert "epsilon=0.5 here" in message and "composition" in message
 
 
 # Table lines for objects that newer scikit-learn releases added (the table serves

@@ -86,6 +86,9 @@ from ._ledger import (
     _charge_active_ledgers as _charge_active_ledgers,
 )
 from ._ledger import (
+    _copy_ledger_guard as _copy_ledger_guard,
+)
+from ._ledger import (
     _ledger_guard_state as _ledger_guard_state,
 )
 from ._ledger import (

@@ -663,6 +663,19 @@ def _ledger_guard_state(state):
     return state
 
 
+def _copy_ledger_guard(estimator, clone):
+    """Carry ``estimator``'s process guard (see :func:`_ledger_guard_state`) over
+    to ``clone``.
+
+    For a construct's clone in a worker process (one-vs-rest, multi-output,
+    bagging clone there): without it the clone's fit would run unrecorded. A
+    user's own ``clone`` does not call this and clears the guard.
+    """
+    origin = estimator.__dict__.get(_LEDGER_GUARD)
+    if origin is not None:
+        clone.__dict__[_LEDGER_GUARD] = origin
+
+
 class _LedgerCharge:
     """The entries a fit reserved in the active ledgers, settled after it ran."""
 
