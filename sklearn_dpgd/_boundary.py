@@ -271,7 +271,7 @@ def privacy_leaks(estimator):
             status, kind = entry
             if status == PRIVATE or (status == TARGET and _target_is_private(est)):
                 continue
-            epsilon, _ = _budget(est.get_params(deep=False).get("estimator"))
+            epsilon, _ = _budget(_inner_estimator(est.get_params(deep=False)))
             message = MESSAGES[kind].format(
                 name=name, epsilon=epsilon, total=_total(None, epsilon, 0.0)
             )
@@ -447,6 +447,15 @@ def _enclosing(frame):
             else:
                 kinds.setdefault(kind, name)
     return containers, kinds, list(unknown), bootstrap, fits
+
+
+def _inner_estimator(params):
+    """A wrapper's (first) inner estimator: ``estimator``, or the first of
+    ``estimators`` (Voting, Stacking), or None."""
+    if params.get("estimator") is not None:
+        return params["estimator"]
+    named = params.get("estimators") or []
+    return named[0][1] if named and isinstance(named[0], tuple) else None
 
 
 def _budget(estimator):

@@ -23,6 +23,7 @@ from sklearn.ensemble import (
     AdaBoostClassifier,
     BaggingClassifier,
     BaggingRegressor,
+    VotingClassifier,
     VotingRegressor,
 )
 from sklearn.experimental import enable_iterative_imputer  # noqa: F401
@@ -583,3 +584,21 @@ def test_the_table_vectorizer_in_a_column_transformer_is_dense_not_a_leak():
     assert "ColumnTransformer" in [
         name for _, name, _ in leaks(CountVectorizer(), "text")
     ]
+
+
+def test_a_composing_wrapper_step_names_its_inner_budget():
+    # VotingClassifier keeps its models in `estimators`, not `estimator`: the
+    # step's message names their per-fit epsilon, not "nan".
+    X = np.random.default_rng(0).uniform(size=(60, 3))
+    y = np.arange(60) % 2
+    inner = [
+        (name, DPLogisticRegression(epsilon=0.5, classes=[0, 1], max_iter=3))
+        for name in ("a", "b")
+    ]
+    model = make_pipeline(VotingClassifier(inner))
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        model.fit(X, y)
+    texts = [str(w.message) for w in record if "Voting" in str(w.message)]
+    assert texts and all("nan" not in t for t in texts)
+    assert any("epsilon=0.5" in t for t in texts)
